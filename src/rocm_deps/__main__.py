@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from rocm_deps.main import entrypoint
+
+entrypoint()

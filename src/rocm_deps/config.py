@@ -1,0 +1,274 @@
+"""Configuration: built-in defaults (DESIGN §7) overridden field by field by a TOML file.
+
+Pure: reads one file, touches nothing else. Every error names the file, the key and the
+expected type, because a typo in a config key must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from rocm_deps.errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10 images
+    import tomli as tomllib
+
+DEPENDENCY_NAME = regex.compile(r"[a-z][a-z0-9_]{0,31}")
+DIRECTIVE_KEY = regex.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+INPUT_NAME = regex.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+BUILTIN_DEFAULTS: dict[str, Any] = {
+    "dependencies": {
+        "sglang": {
+            "repository": "sgl-project/sglang",
+            "path": "/sgl-workspace/sglang",
+            "remote": "origin",
+            "install-dir": "python",
+            "patches": [],
+        },
+        "megatron": {
+            "repository": "radixark/Megatron-LM",
+            "path": "/root/Megatron-LM",
+            "remote": "origin",
+            "install-dir": ".",
+            "patches": ["docker/amd_patch/latest/megatron.patch"],
+            "submodules": True,
+        },
+    },
+    "install": {"workspace-install": True, "pip-args": []},
+}
+
+
+@dataclass(frozen=True)
+class DependencyConfig:
+    name: str
+    repository: str
+    path: str
+    remote: str = "origin"
+    install_dir: str = "."
+    patches: tuple[str, ...] = ()
+    submodules: bool = False
+    directive: str = ""
+    dispatch_input: str = ""
+    default: str | None = None
+    fetch_depth: int = 1
+    on_missing_target: str = "fail"
+
+
+@dataclass(frozen=True)
+class InstallConfig:
+    workspace_install: bool = True
+    pip_args: tuple[str, ...] = ()
+    fetch_attempts: int = 3
+    retry_min_seconds: float = 10.0
+    retry_max_seconds: float = 20.0
+
+
+@dataclass(frozen=True)
+class Config:
+    dependencies: tuple[DependencyConfig, ...]
+    install: InstallConfig
+    lock_file: str | None = None
+    source: str = "built-in defaults"
+
+    def dependency(self, name: str) -> DependencyConfig:
+        for dependency in self.dependencies:
+            if dependency.name == name:
+                return dependency
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dependency.name for dependency in self.dependencies)
+
+
+# Expected type of every field: (python type, human description).
+_DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "repository": (str, "a string 'owner/repo'"),
+    "path": (str, "a string (absolute path of the baked checkout)"),
+    "remote": (str, "a string (git remote name)"),
+    "install-dir": (str, "a string (directory inside the checkout; \"\" = no pip install)"),
+    "patches": (list, "an array of strings (patch paths relative to the workspace)"),
+    "submodules": (bool, "a boolean"),
+    "directive": (str, "a string such as \"ci-sglang-pr\""),
+    "dispatch-input": (str, "a string such as \"ci_sglang_pr\""),
+    "default": (str, "a string (a ref used when nothing names one)"),
+    "fetch-depth": (int, "an integer >= 1"),
+    "on-missing-target": (str, "\"fail\" or \"skip\""),
+}
+_INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "workspace-install": (bool, "a boolean"),
+    "pip-args": (list, "an array of strings"),
+    "fetch-attempts": (int, "an integer >= 1"),
+    "retry-min-seconds": ((int, float), "a number >= 0"),
+    "retry-max-seconds": ((int, float), "a number >= 0"),
+}
+_TOP_LEVEL = {"dependencies", "install", "lock-file"}
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Built-in defaults, overridden by the TOML file at `path` when one is given."""
+    if path is None:
+        return build_config({}, source="built-in defaults")
+    source = str(path)
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except FileNotFoundError:
+        raise UsageError(f"configuration file {source} does not exist") from None
+    except OSError as error:
+        raise UsageError(f"cannot read configuration file {source}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    return build_config(document, source=source)
+
+
+def build_config(document: Mapping[str, Any], *, source: str) -> Config:
+    def fail(key: str, problem: str) -> UsageError:
+        return UsageError(f"{source}: {key}: {problem}", title="Invalid configuration")
+
+    unknown = sorted(set(document) - _TOP_LEVEL)
+    if unknown:
+        raise fail(unknown[0], f"unknown key; expected one of {', '.join(sorted(_TOP_LEVEL))}")
+    merged = _merge(BUILTIN_DEFAULTS, document)
+    dependency_tables = merged["dependencies"]
+    if not isinstance(dependency_tables, dict):
+        raise fail("dependencies", "expected a table")
+    dependencies = tuple(
+        _dependency(name, table, fail) for name, table in dependency_tables.items()
+    )
+    _check_unique(dependencies, fail)
+    install_table = merged.get("install", {})
+    if not isinstance(install_table, dict):
+        raise fail("install", "expected a table")
+    install = _install(install_table, fail)
+    lock_file = merged.get("lock-file")
+    if lock_file is not None and not isinstance(lock_file, str):
+        raise fail("lock-file", f"expected a string (path of a JSON file), got {_kind(lock_file)}")
+    return Config(dependencies, install, lock_file or None, source)
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...],
+           description: str, where: str, fail: Any) -> Any:
+    value = table[key]
+    # bool is an int in Python; a TOML `true` must not pass as a fetch depth.
+    if isinstance(value, bool) and expected is not bool:
+        raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
+    if not isinstance(value, expected):
+        raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+        raise fail(f"{where}.{key}", f"expected {description}, got an array with non-strings")
+    return value
+
+
+def _dependency(name: str, table: Any, fail: Any) -> DependencyConfig:
+    where = f"dependencies.{name}"
+    if not DEPENDENCY_NAME.fullmatch(name):
+        raise fail(where, "a dependency name is lowercase letters, digits and '_', "
+                          "starting with a letter (it becomes output names like <name>_sha)")
+    if not isinstance(table, Mapping):
+        raise fail(where, f"expected a table, got {_kind(table)}")
+    unknown = sorted(set(table) - set(_DEPENDENCY_FIELDS))
+    if unknown:
+        raise fail(f"{where}.{unknown[0]}",
+                   f"unknown key; expected one of {', '.join(sorted(_DEPENDENCY_FIELDS))}")
+    for required in ("repository", "path"):
+        if required not in table:
+            raise fail(f"{where}.{required}", "missing; every dependency needs it")
+    values = {key: _typed(table, key, *_DEPENDENCY_FIELDS[key], where, fail) for key in table}
+    if not REPOSITORY.fullmatch(values["repository"]):
+        raise fail(f"{where}.repository",
+                   f"expected the form 'owner/repo', got {values['repository']!r}")
+    directive = values.get("directive", f"ci-{name}-pr")
+    if not DIRECTIVE_KEY.fullmatch(directive):
+        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', "
+                                         f"got {directive!r}")
+    dispatch_input = values.get("dispatch-input", f"ci_{name}_pr")
+    if not INPUT_NAME.fullmatch(dispatch_input):
+        raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
+    fetch_depth = values.get("fetch-depth", 1)
+    if fetch_depth < 1:
+        raise fail(f"{where}.fetch-depth", f"expected an integer >= 1, got {fetch_depth}")
+    on_missing = values.get("on-missing-target", "fail")
+    if on_missing not in ("fail", "skip"):
+        raise fail(f"{where}.on-missing-target",
+                   f"expected \"fail\" or \"skip\", got {on_missing!r}")
+    remote = values.get("remote", "origin")
+    if not remote or remote.startswith("-"):
+        raise fail(f"{where}.remote", f"not a valid remote name: {remote!r}")
+    return DependencyConfig(
+        name=name,
+        repository=values["repository"],
+        path=values["path"],
+        remote=remote,
+        install_dir=values.get("install-dir", "."),
+        patches=tuple(values.get("patches", ())),
+        submodules=values.get("submodules", False),
+        directive=directive,
+        dispatch_input=dispatch_input,
+        default=values.get("default") or None,
+        fetch_depth=fetch_depth,
+        on_missing_target=on_missing,
+    )
+
+
+def _install(table: Mapping[str, Any], fail: Any) -> InstallConfig:
+    unknown = sorted(set(table) - set(_INSTALL_FIELDS))
+    if unknown:
+        raise fail(f"install.{unknown[0]}",
+                   f"unknown key; expected one of {', '.join(sorted(_INSTALL_FIELDS))}")
+    values = {key: _typed(table, key, *_INSTALL_FIELDS[key], "install", fail) for key in table}
+    attempts = values.get("fetch-attempts", 3)
+    if attempts < 1:
+        raise fail("install.fetch-attempts", f"expected an integer >= 1, got {attempts}")
+    low = float(values.get("retry-min-seconds", 10.0))
+    high = float(values.get("retry-max-seconds", 20.0))
+    if low < 0 or high < low:
+        raise fail("install.retry-max-seconds",
+                   f"expected 0 <= retry-min-seconds <= retry-max-seconds, got {low} and {high}")
+    return InstallConfig(
+        workspace_install=values.get("workspace-install", True),
+        pip_args=tuple(values.get("pip-args", ())),
+        fetch_attempts=attempts,
+        retry_min_seconds=low,
+        retry_max_seconds=high,
+    )
+
+
+def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Any) -> None:
+    seen_directives: dict[str, str] = {}
+    seen_inputs: dict[str, str] = {}
+    for dependency in dependencies:
+        for seen, value, key in (
+            (seen_directives, dependency.directive.casefold(), "directive"),
+            (seen_inputs, dependency.dispatch_input, "dispatch-input"),
+        ):
+            if value in seen:
+                raise fail(f"dependencies.{dependency.name}.{key}",
+                           f"{value!r} is already used by dependency {seen[value]!r}")
+            seen[value] = dependency.name
+
+
+def _kind(value: object) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+             list: "an array", dict: "a table"}
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,264 @@
+"""The directive grammar of DESIGN §3: which lines of a PR body name a dependency ref.
+
+Pure and linear in the body size: one pass over the lines, each line matched by anchored,
+length-bounded patterns (the `regex` timeout is a second line of defence). What Markdown
+shows as code (fenced or indented) or hides (HTML comments) is never a directive: authors
+put examples there. Anything that *looks* like a directive but is not honoured produces a
+warning or an error, so an author never believes a dependency was tested when it was not.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import regex
+
+from rocm_deps.config import DependencyConfig
+from rocm_deps.refs import INVISIBLE, RefSpec, ValueProblem, classify, describe_character
+
+MAX_BODY_BYTES = 1024 * 1024
+REGEX_TIMEOUT_SECONDS = 5.0
+QUOTE_LIMIT = 160
+
+# A directive line: up to 3 spaces, any mix of list/quote markers each followed by
+# whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
+_DIRECTIVE_LINE = regex.compile(
+    r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
+    r"(?P<key>[^\s:`*]{1,100})[ \t]*:(?P<rest>.*)"
+)
+_UNKNOWN_KEY = regex.compile(r"ci-(?P<word>.{1,64})-pr", flags=regex.IGNORECASE)
+_BACKTICKED = regex.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
+_BARE = regex.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
+_FENCE_PREFIX = regex.compile(r"(?:[ ]{0,3}(?:>[ \t]?|[-*+][ \t]+|[0-9]{1,9}[.)][ \t]+))*")
+_FENCE_OPEN = regex.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_INLINE_CODE = regex.compile(r"`[^`]*`")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An error or a warning about one line of the body (line 0: the body as a whole)."""
+
+    level: str
+    message: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Directive:
+    dependency: str
+    key: str
+    raw: str
+    line: int
+    spec: RefSpec
+
+
+@dataclass(frozen=True)
+class ParsedBody:
+    directives: dict[str, Directive]
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.level == "error")
+
+
+@dataclass(frozen=True)
+class _Fence:
+    character: str
+    length: int
+
+
+def normalise(body: str | None) -> str:
+    text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
+    return text.removeprefix("\ufeff")
+
+
+def quote(line: str) -> str:
+    """A line as it appears in a message: invisible characters made visible, length bounded."""
+    shown = INVISIBLE.sub(lambda match: f"<U+{ord(match.group()):04X}>", line.strip())
+    return shown if len(shown) <= QUOTE_LIMIT else shown[: QUOTE_LIMIT - 1] + "…"
+
+
+def parse_body(body: str | None, dependencies: Sequence[DependencyConfig]) -> ParsedBody:
+    text = normalise(body)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_BODY_BYTES:
+        return ParsedBody({}, (Finding(
+            "error", f"the pull request body is {size} bytes, over the 1 MiB limit; "
+                     "directives are not read from bodies this large"),))
+    return _Parser(dependencies).parse(text)
+
+
+class _Parser:
+    def __init__(self, dependencies: Sequence[DependencyConfig]) -> None:
+        self.by_key = {dependency.directive.casefold(): dependency for dependency in dependencies}
+        self.names = [dependency.name for dependency in dependencies]
+        self.directives: dict[str, Directive] = {}
+        self.findings: list[Finding] = []
+        keys = "|".join(regex.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
+        # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
+        self.mention = regex.compile(
+            rf"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s]*[:=])",
+            flags=regex.IGNORECASE,
+        )
+
+    def parse(self, text: str) -> ParsedBody:
+        fence: _Fence | None = None
+        in_comment = False
+        for number, line in enumerate(text.split("\n"), start=1):
+            if in_comment:
+                in_comment = _comment_open_after(line, True)
+                continue
+            if fence is not None:
+                if _closes(line, fence):
+                    fence = None
+                continue
+            fence = _opens_fence(line)
+            if fence is not None:
+                continue
+            in_comment = _comment_open_after(line, False)
+            if line.lstrip(" ").startswith("<!--"):
+                continue
+            self._line(number, line)
+        return ParsedBody(self.directives, tuple(self.findings))
+
+    def _line(self, number: int, line: str) -> None:
+        if _indent_width(line) >= 4:
+            if self._looks_like_directive(line.lstrip(" \t")):
+                self._add("warning", number, line,
+                          "this line is indented 4 or more spaces, so Markdown shows it as code "
+                          "and it is not a directive; remove the indentation to make it one")
+            return
+        match = _DIRECTIVE_LINE.fullmatch(line, timeout=REGEX_TIMEOUT_SECONDS)
+        if match is not None and self._is_key(match.group("key")):
+            self._directive(number, line, match)
+            return
+        invisible = INVISIBLE.search(line)
+        if invisible is not None:
+            cleaned = INVISIBLE.sub("", line)
+            cleaned_match = _DIRECTIVE_LINE.fullmatch(cleaned, timeout=REGEX_TIMEOUT_SECONDS)
+            if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
+                self._add("error", number, line,
+                          f"the line contains the invisible character "
+                          f"{describe_character(invisible.group())}; retype the line without it")
+                return
+        if self._looks_like_directive(_INLINE_CODE.sub("", line)):
+            self._add("warning", number, line,
+                      "this looks like a directive but is not one, so it is ignored; a directive "
+                      "is a line of its own, such as `ci-sglang-pr: #1234` (a leading `-`, `*`, "
+                      "`+` or `>` marker is allowed)")
+
+    def _is_key(self, key: str) -> bool:
+        folded = key.casefold()
+        return folded in self.by_key or _UNKNOWN_KEY.fullmatch(folded) is not None
+
+    def _looks_like_directive(self, line: str) -> bool:
+        if ":" not in line and "=" not in line:
+            return False
+        return self.mention.search(line, timeout=REGEX_TIMEOUT_SECONDS) is not None
+
+    def _directive(self, number: int, line: str, match: regex.Match[str]) -> None:
+        key = match.group("key")
+        dependency = self.by_key.get(key.casefold())
+        if dependency is None:
+            self._add("error", number, line, self._unknown_key_message(key))
+            return
+        value_match = _BACKTICKED.fullmatch(match.group("rest")) or _BARE.fullmatch(
+            match.group("rest"))
+        assert value_match is not None  # _BARE matches any single line
+        raw = value_match.group("value").strip(" \t")
+        trailing = value_match.group("trailing").strip(" \t")
+        if not raw:
+            self._add("error", number, line,
+                      f"`{dependency.directive}:` has no value; write a pull request number, a "
+                      f"commit SHA or a branch, e.g. `{dependency.directive}: #1234`, or delete "
+                      f"the line")
+            return
+        spec = classify(raw, dependency.repository)
+        if isinstance(spec, ValueProblem):
+            self._add("error", number, line, spec.message)
+            return
+        if trailing:
+            self._add("warning", number, line,
+                      f"the text after the value (`{quote(trailing)}`) is ignored; only "
+                      f"`{raw}` is used")
+        self._record(Directive(dependency.name, key, raw, number, spec), line)
+
+    def _record(self, directive: Directive, line: str) -> None:
+        earlier = self.directives.get(directive.dependency)
+        if earlier is None:
+            self.directives[directive.dependency] = directive
+        elif earlier.spec == directive.spec:
+            self._add("warning", directive.line, line,
+                      f"`{directive.key}` is repeated (first on line {earlier.line}) with the "
+                      f"same value; delete one of the lines")
+        else:
+            self._add("error", directive.line, line,
+                      f"`{directive.key}` is given twice with different values: `{earlier.raw}` "
+                      f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
+
+    def _unknown_key_message(self, key: str) -> str:
+        match = _UNKNOWN_KEY.fullmatch(key)
+        word = match.group("word") if match else key
+        close = difflib.get_close_matches(word.casefold(), self.names, n=1, cutoff=0.5)
+        keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
+        hint = f"did you mean `{close[0]}` (`ci-{close[0]}-pr`)? " if close else ""
+        return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
+                f"An unknown key is an error so that a typo cannot silently test the image's "
+                f"baseline instead")
+
+    def _add(self, level: str, number: int, line: str, message: str) -> None:
+        self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
+
+
+def _indent_width(line: str) -> int:
+    width = 0
+    for character in line:
+        if character == " ":
+            width += 1
+        elif character == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _container_content(line: str) -> str:
+    """The line without list/quote markers, so a fence inside a list item or quote counts."""
+    prefix = _FENCE_PREFIX.match(line)
+    return line[prefix.end():] if prefix else line
+
+
+def _opens_fence(line: str) -> _Fence | None:
+    match = _FENCE_OPEN.match(_container_content(line))
+    if match is None:
+        return None
+    fence = match.group("fence")
+    if fence[0] == "`" and "`" in match.group("info"):
+        return None  # not a fence: CommonMark forbids backticks in a backtick fence's info
+    return _Fence(fence[0], len(fence))
+
+
+def _closes(line: str, fence: _Fence) -> bool:
+    content = _container_content(line)
+    stripped = content.strip(" \t")
+    return (len(stripped) >= fence.length and stripped == fence.character * len(stripped)
+            and _indent_width(content) <= 3)
+
+
+def _comment_open_after(line: str, in_comment: bool) -> bool:
+    """Whether an HTML comment is still open at the end of `line`."""
+    position = 0
+    while True:
+        if in_comment:
+            end = line.find("-->", position)
+            if end < 0:
+                return True
+            in_comment, position = False, end + 3
+        else:
+            start = line.find("<!--", position)
+            if start < 0:
+                return False
+            in_comment, position = True, start + 4

@@ -1,0 +1,82 @@
+"""What the triggering event says: the PR body, its number, its author's trust, dispatch inputs.
+
+Pure: a parsed event payload in, an `EventContext` out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rocm_deps.errors import UsageError
+
+# Events that run with the base repository's secrets and write token while the PR body is
+# written by whoever opened the PR: directives need an explicit trust decision there.
+PRIVILEGED_EVENTS = frozenset({"pull_request_target", "workflow_run", "issue_comment"})
+
+
+@dataclass(frozen=True)
+class EventContext:
+    event_name: str
+    body: str | None = None
+    pr_number: int | None = None
+    author_association: str | None = None
+    dispatch_inputs: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def privileged(self) -> bool:
+        return self.event_name in PRIVILEGED_EVENTS
+
+
+def read_event(path: Path | None) -> Mapping[str, Any]:
+    if path is None:
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"event payload {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UsageError(f"cannot read the event payload {path}: {error}") from None
+    if not isinstance(document, dict):
+        raise UsageError(f"event payload {path}: expected a JSON object")
+    return document
+
+
+def event_context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
+    if event_name in ("pull_request", "pull_request_target"):
+        pull = _mapping(payload.get("pull_request"))
+        return EventContext(event_name, _text(pull.get("body")), _number(pull.get("number")),
+                            _text(pull.get("author_association")))
+    if event_name == "issue_comment":
+        issue = _mapping(payload.get("issue"))
+        if not issue.get("pull_request"):
+            return EventContext(event_name)  # a comment on a plain issue names nothing
+        return EventContext(event_name, _text(issue.get("body")), _number(issue.get("number")),
+                            _text(issue.get("author_association")))
+    if event_name == "workflow_run":
+        pulls = _mapping(payload.get("workflow_run")).get("pull_requests") or []
+        first = _mapping(pulls[0]) if isinstance(pulls, list) and pulls else {}
+        # The payload carries no body here; `body-source: api` reads it.
+        return EventContext(event_name, None, _number(first.get("number")))
+    if event_name == "workflow_dispatch":
+        inputs = _mapping(payload.get("inputs"))
+        return EventContext(event_name, dispatch_inputs={
+            str(key): value if isinstance(value, str) else json.dumps(value)
+            for key, value in inputs.items() if value is not None
+        })
+    return EventContext(event_name)
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

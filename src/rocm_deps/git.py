@@ -1,0 +1,169 @@
+"""The one git wrapper: every git call of `install` goes through `Git`.
+
+Non-interactive (`GIT_TERMINAL_PROMPT=0`), `-c safe.directory=<path>` because container
+checkouts are often owned by another user, inherited `GIT_*` variables that would point git
+at another repository stripped, refs always after `--`. Probes are named `try_*` and return
+booleans; actions raise `GitError`. Only network operations are retried.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_deps import process
+from rocm_deps.process import Result
+from rocm_deps.runner import Runner
+
+# Variables that would make git operate on a different repository, index or object store
+# than the dependency path we were given.
+REDIRECTING_VARIABLES = frozenset({
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH",
+})
+
+# stderr fragments of failures that another attempt cannot fix.
+PERMANENT_FETCH_FAILURES = (
+    "couldn't find remote ref",
+    "not our ref",
+    "repository not found",
+    "does not appear to be a git repository",
+    "access denied or repository not exported",
+    "authentication failed",
+    "could not read username",
+    "invalid refspec",
+    "no such remote",
+    "unadvertised object",
+    "terminal prompts disabled",
+)
+
+
+class GitError(Exception):
+    def __init__(self, message: str, result: Result | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.result = result
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 3
+    min_seconds: float = 10.0
+    max_seconds: float = 20.0
+
+
+def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    env = {key: value for key, value in environ.items() if key not in REDIRECTING_VARIABLES}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GCM_INTERACTIVE"] = "never"
+    env.setdefault("LC_ALL", "C")  # failure classification reads git's English messages
+    return env
+
+
+def is_permanent_fetch_failure(stderr: str) -> bool:
+    lowered = stderr.casefold()
+    return any(fragment in lowered for fragment in PERMANENT_FETCH_FAILURES)
+
+
+class Git:
+    """git bound to one work tree."""
+
+    def __init__(self, path: Path, runner: Runner, environ: Mapping[str, str],
+                 *, dry_run: bool = False) -> None:
+        self.path = path
+        self.runner = runner
+        self.env = git_environment(environ)
+        self.dry_run = dry_run
+
+    def argv(self, *args: str) -> list[str]:
+        # --no-optional-locks: read-only commands must not rewrite the index (dry runs and the
+        # up-to-date check promise to leave the repository byte-identical).
+        return ["git", "--no-optional-locks", "-c", f"safe.directory={self.path}",
+                "-C", str(self.path), *args]
+
+    def run(self, *args: str, echo: bool = True) -> Result:
+        return process.run(self.argv(*args), self.runner, env=self.env, echo=echo)
+
+    def check(self, *args: str, echo: bool = True) -> str:
+        """Run a command that must succeed; return its stdout."""
+        result = self.run(*args, echo=echo)
+        if not result.ok:
+            raise GitError(f"`git {' '.join(args)}` failed: {_last_lines(result.stderr)}", result)
+        return result.stdout
+
+    def change(self, *args: str) -> Result:
+        """A command that modifies the repository: only shown, not run, in a dry run."""
+        if self.dry_run:
+            self.runner.info("[dry-run] + " + " ".join(self.argv(*args)))
+            return Result(tuple(self.argv(*args)), 0, "", "")
+        result = self.run(*args)
+        if not result.ok:
+            raise GitError(f"`git {' '.join(args)}` failed: {_last_lines(result.stderr)}", result)
+        return result
+
+    # ---- probes ----
+
+    def try_rev_parse(self, revision: str) -> str | None:
+        result = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", revision,
+                          echo=False)
+        return result.stdout.strip() if result.ok else None
+
+    def try_top_level(self) -> Path | None:
+        result = self.run("rev-parse", "--show-toplevel", echo=False)
+        return Path(result.stdout.strip()) if result.ok else None
+
+    def git_dir(self) -> Path:
+        return Path(self.check("rev-parse", "--absolute-git-dir", echo=False).strip())
+
+    def remote_url(self, remote: str) -> str:
+        result = self.run("remote", "get-url", "--", remote, echo=False)
+        return result.stdout.strip() if result.ok else "(no such remote)"
+
+    def try_ls_remote(self, remote: str, ref: str) -> list[tuple[str, str]]:
+        """(sha, name) pairs the remote advertises for `ref`; empty on any failure."""
+        result = self.run("-c", "protocol.version=2", "ls-remote", remote, "--", ref)
+        if not result.ok:
+            return []
+        pairs = []
+        for line in result.stdout.splitlines():
+            sha, _, name = line.partition("\t")
+            pairs.append((sha.strip(), name.strip()))
+        return pairs
+
+    # ---- network ----
+
+    def fetch(self, remote: str, target: str, depth: int, retry: RetryPolicy) -> int:
+        """Fetch exactly `target` (a ref or a SHA); returns the number of attempts used."""
+        args = ("-c", "protocol.version=2", "fetch", "--no-tags", "--no-recurse-submodules",
+                f"--depth={depth}", remote, "--", target)
+        return self.with_retries(args, retry)
+
+    def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:
+        if self.dry_run:
+            self.change(*args)
+            return 0
+        for attempt in range(1, retry.attempts + 1):
+            result = self.run(*args)
+            if result.ok:
+                return attempt
+            if result.stderr:
+                self.runner.info(result.stderr.rstrip())
+            permanent = is_permanent_fetch_failure(result.stderr)
+            if permanent or attempt == retry.attempts:
+                kind = "a permanent failure, not retried" if permanent else "gave up"
+                raise GitError(f"{_last_lines(result.stderr) or f'exit code {result.returncode}'}"
+                               f"\n(attempt {attempt} of {retry.attempts}: {kind})", result)
+            delay = random.uniform(retry.min_seconds, retry.max_seconds)  # noqa: S311
+            self.runner.info(f"attempt {attempt} of {retry.attempts} failed (looks transient); "
+                             f"retrying in {delay:.0f} s")
+            time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _last_lines(text: str, count: int = 6) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-count:])

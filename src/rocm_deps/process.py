@@ -1,0 +1,110 @@
+"""The one subprocess helper: argv lists only (never a shell), echoed before they run.
+
+Each child runs in its own process group so that a cancelled job (SIGTERM/SIGINT turned into
+`Interrupted` by `main`) can stop the child *and* everything it started (pip's build
+backends, git's remote helpers) before the tool exits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_deps.runner import Runner
+
+TERMINATE_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Result:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class CommandFailed(Exception):
+    def __init__(self, result: Result) -> None:
+        super().__init__(result)
+        self.result = result
+
+    def __str__(self) -> str:
+        result = self.result
+        return (f"command {' '.join(result.argv)!r} failed with exit code {result.returncode}\n"
+                f"stdout: {result.stdout.strip() or '(empty)'}\n"
+                f"stderr: {result.stderr.strip() or '(empty)'}")
+
+
+def run(
+    argv: Sequence[str],
+    runner: Runner,
+    *,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    capture: bool = True,
+    echo: bool = True,
+    check: bool = False,
+) -> Result:
+    """Run `argv`; with `capture=False` the child's output streams straight to our stderr."""
+    if echo:
+        runner.echo_command(argv)
+    sink = None if capture else _file_descriptor(runner)
+    process = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if sink is None else sink,
+        stderr=subprocess.PIPE if sink is None else sink,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate()
+    except BaseException:
+        stop_process_group(process)
+        raise
+    result = Result(tuple(argv), process.returncode, stdout or "", stderr or "")
+    if not capture and sink is None:
+        # The log stream is not a real file (tests): pass the output on after the fact.
+        for text in (result.stdout, result.stderr):
+            if text.strip():
+                runner.info(text.rstrip())
+    if check and not result.ok:
+        raise CommandFailed(result)
+    return result
+
+
+def _file_descriptor(runner: Runner) -> int | None:
+    try:
+        return runner.stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def stop_process_group(process: subprocess.Popen[str]) -> None:
+    """SIGTERM the child's whole group, then SIGKILL whatever is left after a grace period."""
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=TERMINATE_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    # Grandchildren can outlive the group leader; nothing in the group is wanted any more.
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _signal_group(group: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,170 @@
+"""Classify a directive value into what `git fetch` will be asked for (DESIGN §3 value table).
+
+Pure: strings in, a `RefSpec` or a `ValueProblem` out. The checks mirror
+`git check-ref-format --allow-onelevel` and add ours: ASCII only, at most 255 bytes,
+no leading `-` (so a value can never become an option of git).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import regex
+
+MAX_REF_BYTES = 255
+MAX_PR_NUMBER_DIGITS = 10
+
+# Invisible or format characters: they make `ci-sglang-pr:` look right while matching nothing,
+# or make a value look like another (bidi controls). Cf covers BOM, zero-width and bidi.
+INVISIBLE = regex.compile(
+    r"[\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u3164\uFFA0\u180B-\u180D\uFE00-\uFE0F\u2800"
+    r"\U000E0100-\U000E01EF]"
+)
+
+_FULL_SHA = regex.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+_HEX = regex.compile(r"[0-9a-fA-F]+")
+_DIGITS = regex.compile(r"[0-9]+")
+_PR_SHORT = regex.compile(r"(?:#|pull/)([0-9]+)")
+_PR_REF = regex.compile(r"refs/pull/([0-9]+)/head")
+_PR_CROSS = regex.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)")
+_URL = regex.compile(
+    r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/"
+    r"(?:pull/([0-9]+)(?:[/?#].*)?|commit/([0-9a-fA-F]+)(?:[/?#].*)?)"
+)
+_REF_FORBIDDEN = regex.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+@dataclass(frozen=True)
+class RefSpec:
+    """What to fetch. `kind` is `pr`, `commit`, `short-commit` or `ref`."""
+
+    kind: str
+    ref: str
+    pr: int | None = None
+    sha: str | None = None
+
+
+@dataclass(frozen=True)
+class ValueProblem:
+    """Why a value was refused, written for the PR author: what is wrong and how to write it."""
+
+    message: str
+
+
+def describe_character(character: str) -> str:
+    name = unicodedata.name(character, "unnamed character")
+    return f"U+{ord(character):04X} {name}"
+
+
+def find_invisible(text: str) -> str | None:
+    match = INVISIBLE.search(text)
+    return describe_character(match.group()) if match else None
+
+
+def check_ref_format(ref: str) -> str | None:
+    """The reason `ref` is not a valid ref name, or None. Same rules as
+    `git check-ref-format --allow-onelevel`, plus ours (ASCII, length, no leading '-')."""
+    if not ref:
+        return "it is empty"
+    if not ref.isascii():
+        bad = next(character for character in ref if not character.isascii())
+        return f"it contains the non-ASCII character {describe_character(bad)}"
+    if len(ref.encode()) > MAX_REF_BYTES:
+        return f"it is longer than {MAX_REF_BYTES} bytes"
+    if ref.startswith("-"):
+        return "it starts with '-' (git would read it as an option)"
+    forbidden = _REF_FORBIDDEN.search(ref)
+    if forbidden:
+        character = forbidden.group()
+        shown = repr(character) if character.isprintable() and character != " " else (
+            "a space" if character == " " else f"control character U+{ord(character):04X}")
+        return f"it contains {shown}, which git does not allow in a ref name"
+    if ref == "@":
+        return "'@' alone is not a ref name"
+    for sequence, why in (("..", "'..'"), ("@{", "'@{'"), ("//", "'//'")):
+        if sequence in ref:
+            return f"it contains {why}, which git does not allow in a ref name"
+    if ref.startswith("/") or ref.endswith("/"):
+        return "it starts or ends with '/'"
+    if ref.endswith("."):
+        return "it ends with '.'"
+    for component in ref.split("/"):
+        if component.startswith("."):
+            return f"the component {component!r} starts with '.'"
+        if component.endswith(".lock"):
+            return f"the component {component!r} ends with '.lock'"
+    return None
+
+
+def classify(value: str, repository: str) -> RefSpec | ValueProblem:
+    """Turn one trimmed directive value into a fetch target for `repository` (owner/repo)."""
+    if not value:
+        return ValueProblem("the value is empty; write a PR number, a commit SHA or a branch, "
+                            "e.g. `#1234`")
+    invisible = find_invisible(value)
+    if invisible:
+        return ValueProblem(f"the value contains the invisible character {invisible}; "
+                            "retype it without copying from a formatted page")
+    if _FULL_SHA.fullmatch(value):
+        return RefSpec("commit", value.lower(), sha=value.lower())
+    if "://" in value:
+        return _classify_url(value, repository)
+    for pattern in (_PR_SHORT, _PR_REF):
+        match = pattern.fullmatch(value)
+        if match:
+            return _pull_request(match.group(1), value)
+    cross = _PR_CROSS.fullmatch(value)
+    if cross:
+        problem = _other_repository(cross.group(1), repository, value)
+        return problem or _pull_request(cross.group(2), value)
+    if _DIGITS.fullmatch(value):
+        return ValueProblem(f"`{value}` is a bare number; did you mean `#{value}` "
+                            f"(pull request {value} of {repository})?")
+    if _HEX.fullmatch(value) and len(value) >= 7:
+        if len(value) < 40:
+            return RefSpec("short-commit", value.lower())
+        return ValueProblem(f"`{value}` looks like a commit SHA but has {len(value)} hex digits; "
+                            "a full SHA has 40 (or 64)")
+    if value.startswith("refs/") and not value.startswith(("refs/heads/", "refs/tags/")):
+        return ValueProblem(f"`{value}` is not a supported ref; use `refs/heads/<branch>`, "
+                            "`refs/tags/<tag>`, `#<number>` or a full commit SHA")
+    if "#" in value and not value.startswith(("refs/heads/", "refs/tags/")):
+        return ValueProblem(f"`{value}` is not a recognised form; write `#1234` for a pull "
+                            f"request of {repository} (a branch whose name contains '#' can be "
+                            f"given as `refs/heads/<name>`)")
+    reason = check_ref_format(value)
+    if reason:
+        return ValueProblem(f"`{value}` is not a valid branch or tag name: {reason}")
+    return RefSpec("ref", value)
+
+
+def _pull_request(digits: str, value: str) -> RefSpec | ValueProblem:
+    number = int(digits[:MAX_PR_NUMBER_DIGITS + 1])
+    if len(digits) > MAX_PR_NUMBER_DIGITS or number < 1:
+        return ValueProblem(f"`{value}` is not a valid pull request number")
+    return RefSpec("pr", f"refs/pull/{number}/head", pr=number)
+
+
+def _other_repository(named: str, repository: str, value: str) -> ValueProblem | None:
+    if named.casefold() == repository.casefold():
+        return None
+    return ValueProblem(f"`{value}` points at {named}, but this dependency is fetched from "
+                        f"{repository}; only its own pull requests and commits can be tested")
+
+
+def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
+    match = _URL.fullmatch(value)
+    if not match:
+        return ValueProblem(f"`{value}` is not a supported URL; use "
+                            f"https://github.com/{repository}/pull/<number> or "
+                            f"https://github.com/{repository}/commit/<full sha>")
+    named, pr_digits, sha = match.groups()
+    problem = _other_repository(named, repository, value)
+    if problem:
+        return problem
+    if pr_digits is not None:
+        return _pull_request(pr_digits, value)
+    if not _FULL_SHA.fullmatch(sha):
+        return ValueProblem(f"`{value}` names an abbreviated commit; use the full 40-digit SHA")
+    return RefSpec("commit", sha.lower(), sha=sha.lower())

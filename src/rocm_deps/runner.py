@@ -1,0 +1,172 @@
+"""The one module that speaks the GitHub Actions runner protocol.
+
+Workflow commands (`::error …::`), step outputs (`$GITHUB_OUTPUT`, heredoc form) and the job
+summary (`$GITHUB_STEP_SUMMARY`). Everything goes to stderr so that stdout stays free for the
+machine-readable report (`--format json`); the runner reads commands from both streams.
+Outside a runner (`github_actions=False`) the same calls print plain readable lines and
+outputs go nowhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import regex
+
+OUTPUT_NAME = regex.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def escape_data(value: str) -> str:
+    """Escape the message part of a workflow command (same rules as actions/toolkit)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a property value; `:` and `,` would otherwise end the property early."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_command(command: str, message: str, properties: dict[str, str] | None = None) -> str:
+    props = ",".join(
+        f"{key}={escape_property(value)}" for key, value in (properties or {}).items() if value
+    )
+    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def format_output(name: str, value: str, delimiter: str) -> str:
+    """One step output in the multi-line heredoc form the runner parses."""
+    if not OUTPUT_NAME.fullmatch(name):
+        raise ValueError(f"invalid output name {name!r}")
+    if delimiter in value or delimiter in name:
+        # The value could end the heredoc early and inject further outputs.
+        raise ValueError(f"output {name!r} contains the heredoc delimiter; refusing to write it")
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+@dataclass
+class Runner:
+    """Writes annotations, groups, outputs and the job summary for one step."""
+
+    github_actions: bool = False
+    output_path: Path | None = None
+    summary_path: Path | None = None
+    stream: TextIO = field(default_factory=lambda: sys.stderr)
+    secrets_to_hide: list[str] = field(default_factory=list)
+
+    def _print(self, line: str) -> None:
+        for secret in self.secrets_to_hide:
+            line = line.replace(secret, "***")
+        print(line, file=self.stream, flush=True)
+
+    def mask(self, secret: str) -> None:
+        """Hide a secret in the runner log and in everything this object prints."""
+        if not secret:
+            return
+        self.secrets_to_hide.append(secret)
+        if self.github_actions:
+            print(f"::add-mask::{escape_data(secret)}", file=self.stream, flush=True)
+
+    def annotate(
+        self, level: str, message: str, *, title: str = "", line: int | None = None,
+        file: str = "",
+    ) -> None:
+        if self.github_actions:
+            properties = {"title": title, "file": file, "line": str(line) if line else ""}
+            self._print(format_command(level, message, properties))
+            return
+        # Locally: one readable line; messages about the body already start with "line N:".
+        self._print(f"{level}: {title + ': ' if title else ''}{message}")
+
+    def error(self, message: str, *, title: str = "", line: int | None = None) -> None:
+        self.annotate("error", message, title=title, line=line)
+
+    def warning(self, message: str, *, title: str = "", line: int | None = None) -> None:
+        self.annotate("warning", message, title=title, line=line)
+
+    def notice(self, message: str, *, title: str = "", line: int | None = None) -> None:
+        self.annotate("notice", message, title=title, line=line)
+
+    def info(self, message: str) -> None:
+        self._print(message)
+
+    def echo_command(self, argv: Sequence[str]) -> None:
+        """Every external command is shown before it runs, the way a shell with `set -x` would."""
+        self._print("+ " + " ".join(_shell_quote(arg) for arg in argv))
+
+    @contextlib.contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        if self.github_actions:
+            self._print(f"::group::{escape_data(title)}")
+        else:
+            self._print(f"== {title}")
+        try:
+            yield
+        finally:
+            if self.github_actions:
+                self._print("::endgroup::")
+
+    def set_outputs(self, outputs: dict[str, str]) -> None:
+        if self.output_path is None:
+            return
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        text = "".join(format_output(name, value, delimiter) for name, value in outputs.items())
+        with self.output_path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def add_summary(self, markdown: str) -> None:
+        if self.summary_path is None:
+            return
+        for secret in self.secrets_to_hide:
+            markdown = markdown.replace(secret, "***")
+        with self.summary_path.open("a", encoding="utf-8") as handle:
+            handle.write(markdown.rstrip("\n") + "\n\n")
+
+
+def _shell_quote(arg: str) -> str:
+    # Display only: the argv is never given to a shell.
+    if arg and regex.fullmatch(r"[\w@%+=:,./-]+", arg, flags=regex.ASCII):
+        return arg
+    return "'" + arg.replace("'", "'\"'\"'") + "'"
+
+
+def markdown_cell(value: object) -> str:
+    """Render a value inside a Markdown table cell without breaking the table."""
+    text = "" if value is None else str(value)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return f"`{text}`" if text else ""
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """Read back a `$GITHUB_OUTPUT` file (heredoc and `name=value` forms), as the runner does."""
+    values: dict[str, str] = {}
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body = []
+            while index < len(lines) and lines[index] != delimiter:
+                body.append(lines[index])
+                index += 1
+            if index == len(lines):
+                raise ValueError(f"output {name!r}: missing closing delimiter")
+            index += 1
+            values[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            values[name] = value
+    return values
