@@ -131,12 +131,9 @@ class _Parser:
                           "this line is indented 4 or more spaces, so Markdown shows it as code "
                           "and it is not a directive; remove the indentation to make it one")
             return
-        match = _DIRECTIVE_LINE.fullmatch(line, timeout=REGEX_TIMEOUT_SECONDS)
-        if match is not None and self._is_key(match.group("key")):
-            self._directive(number, line, match)
-            return
         invisible = INVISIBLE.search(line)
         if invisible is not None:
+            # Checked first: a hidden character in the key would otherwise read as a typo.
             cleaned = INVISIBLE.sub("", line)
             cleaned_match = _DIRECTIVE_LINE.fullmatch(cleaned, timeout=REGEX_TIMEOUT_SECONDS)
             if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
@@ -144,6 +141,10 @@ class _Parser:
                           f"the line contains the invisible character "
                           f"{describe_character(invisible.group())}; retype the line without it")
                 return
+        match = _DIRECTIVE_LINE.fullmatch(line, timeout=REGEX_TIMEOUT_SECONDS)
+        if match is not None and self._is_key(match.group("key")):
+            self._directive(number, line, match)
+            return
         if self._looks_like_directive(_INLINE_CODE.sub("", line)):
             self._add("warning", number, line,
                       "this looks like a directive but is not one, so it is ignored; a directive "

@@ -52,7 +52,7 @@ def event_context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
                             _text(pull.get("author_association")))
     if event_name == "issue_comment":
         issue = _mapping(payload.get("issue"))
-        if not issue.get("pull_request"):
+        if "pull_request" not in issue:
             return EventContext(event_name)  # a comment on a plain issue names nothing
         return EventContext(event_name, _text(issue.get("body")), _number(issue.get("number")),
                             _text(issue.get("author_association")))

@@ -106,6 +106,11 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     if invisible:
         return ValueProblem(f"the value contains the invisible character {invisible}; "
                             "retype it without copying from a formatted page")
+    if not value.isascii():
+        character = next(character for character in value if not character.isascii())
+        return ValueProblem(f"`{value}` contains the non-ASCII character "
+                            f"{describe_character(character)}; refs, PR numbers and SHAs are "
+                            f"plain ASCII: retype the value")
     if _FULL_SHA.fullmatch(value):
         return RefSpec("commit", value.lower(), sha=value.lower())
     if "://" in value:

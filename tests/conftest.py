@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rocm_deps import sandbox
+from rocm_deps.main import main
+from rocm_deps.runner import Runner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accidental writes to $HOME (git config, pip caches) fail loudly: HOME lies below a
+    regular file, so even root cannot create anything there."""
+    blocker = tmp_path_factory.mktemp("guard") / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("HOME", str(blocker / "home"))
+    monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path_factory.mktemp("pip-cache")))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name in ("GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH",
+                 "GITHUB_EVENT_NAME", "GITHUB_WORKSPACE", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def parse_github_output(text: str) -> dict[str, str]:
+    """An independent reader of the `$GITHUB_OUTPUT` heredoc format (the test oracle; it does
+    not reuse the product's parser): `name<<DELIM` / lines / `DELIM`."""
+    values: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        assert "<<" in line, f"not heredoc form: {line!r}"
+        name, delimiter = line.split("<<", 1)
+        assert delimiter.startswith("ghadelimiter_") and len(delimiter) > 20
+        body = []
+        for inner in lines:
+            if inner == delimiter:
+                break
+            body.append(inner)
+        else:
+            raise AssertionError(f"{name}: delimiter never closed")
+        values[name] = "\n".join(body)
+    return values
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run the real command line in-process, with step output and summary files."""
+
+    def invoke(*argv: str, env: Mapping[str, str] | None = None,
+               github_actions: bool = True) -> CliResult:
+        output = tmp_path / f"output-{len(list(tmp_path.glob('output-*')))}"
+        summary = output.with_name(output.name.replace("output", "summary"))
+        output.write_text("")
+        summary.write_text("")
+        environ = {**os.environ, "GITHUB_OUTPUT": str(output),
+                   "GITHUB_STEP_SUMMARY": str(summary), **(env or {})}
+        if github_actions:
+            environ["GITHUB_ACTIONS"] = "true"
+        capsys.readouterr()
+        code = main(list(argv), environ)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err,
+                         parse_github_output(output.read_text()), summary.read_text())
+
+    return invoke
+
+
+def quiet_runner() -> Runner:
+    return Runner(stream=io.StringIO())
+
+
+@pytest.fixture(scope="session")
+def venv_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("venv-template") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    return path
+
+
+@pytest.fixture
+def box(tmp_path: Path, venv_template: Path) -> sandbox.Sandbox:
+    """The MI350 layout in miniature: origins, baked clones, target venv, workspace patch."""
+    python = sandbox.copy_venv(venv_template, tmp_path / "sandbox" / "venv")
+    return sandbox.build(tmp_path / "sandbox", quiet_runner(), dict(os.environ), python=python)
+
+
+def git(repository: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repository), *args], check=True, text=True,
+                          capture_output=True, env={**os.environ, **sandbox.IDENTITY}).stdout.strip()
+
+
+def snapshot(repository: Path) -> dict[str, object]:
+    """HEAD, index bytes and every work-tree file's bytes: what 'unchanged' means."""
+    files = {}
+    for path in sorted(repository.rglob("*")):
+        if ".git" in path.relative_to(repository).parts or not path.is_file():
+            continue
+        files[str(path.relative_to(repository))] = path.read_bytes()
+    return {"head": git(repository, "rev-parse", "HEAD"),
+            "index": (repository / ".git" / "index").read_bytes(), "files": files}

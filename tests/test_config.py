@@ -1,0 +1,96 @@
+"""Configuration: defaults, overrides, and errors that name the file, key and type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.config import load_config
+from rocm_deps.errors import UsageError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "rocm-deps.toml"
+    path.write_text(text)
+    return path
+
+
+def test_builtin_defaults_match_design() -> None:
+    config = load_config(None)
+    assert config.names == ("sglang", "megatron")
+    sglang, megatron = config.dependencies
+    assert (sglang.repository, sglang.path, sglang.install_dir, sglang.patches) == (
+        "sgl-project/sglang", "/sgl-workspace/sglang", "python", ())
+    assert (megatron.repository, megatron.path, megatron.install_dir, megatron.submodules) == (
+        "radixark/Megatron-LM", "/root/Megatron-LM", ".", True)
+    assert megatron.patches == ("docker/amd_patch/latest/megatron.patch",)
+    assert (megatron.directive, megatron.dispatch_input) == ("ci-megatron-pr", "ci_megatron_pr")
+    assert (megatron.fetch_depth, megatron.on_missing_target, megatron.default) == (1, "fail", None)
+    assert config.install.workspace_install is True
+    assert config.install.fetch_attempts == 3
+
+
+def test_file_overrides_single_fields_and_adds_dependencies(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, """
+lock-file = "deps.lock.json"
+[dependencies.megatron]
+path = "/opt/megatron"
+fetch-depth = 50
+on-missing-target = "skip"
+[dependencies.vllm]
+repository = "vllm-project/vllm"
+path = "/opt/vllm"
+default = "main"
+[install]
+pip-args = ["--no-build-isolation"]
+"""))
+    megatron = config.dependency("megatron")
+    assert (megatron.path, megatron.fetch_depth, megatron.on_missing_target) == (
+        "/opt/megatron", 50, "skip")
+    assert megatron.repository == "radixark/Megatron-LM"  # untouched fields keep defaults
+    vllm = config.dependency("vllm")
+    assert (vllm.directive, vllm.dispatch_input, vllm.default) == ("ci-vllm-pr", "ci_vllm_pr", "main")
+    assert config.install.pip_args == ("--no-build-isolation",)
+    assert config.lock_file == "deps.lock.json"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[dependencies.megatron]\nfetch_depth = 5\n",
+     "dependencies.megatron.fetch_depth: unknown key; expected one of"),
+    ("[dependencies.megatron]\nfetch-depth = \"5\"\n",
+     "dependencies.megatron.fetch-depth: expected an integer >= 1, got a string"),
+    ("[dependencies.megatron]\nfetch-depth = true\n",
+     "dependencies.megatron.fetch-depth: expected an integer >= 1, got a boolean"),
+    ("[dependencies.megatron]\nfetch-depth = 0\n", "expected an integer >= 1, got 0"),
+    ("[dependencies.megatron]\npatches = \"a.patch\"\n",
+     "dependencies.megatron.patches: expected an array of strings"),
+    ("[dependencies.megatron]\npatches = [1]\n", "got an array with non-strings"),
+    ("[dependencies.megatron]\non-missing-target = \"ignore\"\n", "expected \"fail\" or \"skip\""),
+    ("[dependencies.megatron]\nrepository = \"Megatron-LM\"\n", "expected the form 'owner/repo'"),
+    ("[dependencies.megatron]\nremote = \"--upload-pack=x\"\n", "not a valid remote name"),
+    ("[dependencies.vllm]\npath = \"/x\"\n", "dependencies.vllm.repository: missing"),
+    ("[dependencies.Bad-Name]\nrepository = \"a/b\"\npath = \"/x\"\n", "a dependency name is"),
+    ("[dependencies.sglang]\ndirective = \"ci-megatron-pr\"\n",
+     "dependencies.megatron.directive: 'ci-megatron-pr' is already used by dependency 'sglang'"),
+    ("[install]\nworkspace_install = false\n", "install.workspace_install: unknown key"),
+    ("[install]\nretry-min-seconds = 5\nretry-max-seconds = 1\n", "retry-min-seconds <="),
+    ("lockfile = \"x\"\n", "lockfile: unknown key"),
+    ("lock-file = 3\n", "lock-file: expected a string"),
+    ("[dependencies\n", "not valid TOML"),
+], ids=["unknown-key", "wrong-type", "bool-for-int", "zero-depth", "patches-string",
+        "patches-non-strings", "bad-enum", "bad-repository", "dash-remote", "missing-repository",
+        "bad-name", "duplicate-directive", "unknown-install-key", "retry-order",
+        "unknown-top-level", "lock-file-type", "bad-toml"])
+def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(UsageError) as caught:
+        load_config(path)
+    assert message in caught.value.message
+    assert caught.value.message.startswith(str(path))
+    assert caught.value.exit_code == 2
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="does not exist"):
+        load_config(tmp_path / "absent.toml")

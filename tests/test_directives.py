@@ -1,0 +1,231 @@
+"""The directive grammar (DESIGN §3), as a table. Each case runs through `resolve` on a
+`pull_request` event whose body is exactly the case's text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.commands.resolve import ResolveReport, ResolveSettings, resolve
+from rocm_deps.config import load_config
+from tests.conftest import quiet_runner
+
+SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
+SHA256 = "ab" * 32
+PR = "refs/pull/12/head"
+CONFIG = load_config(None)
+
+
+def resolve_body(tmp_path: Path, body: str | None) -> ResolveReport:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 1, "body": body}}))
+    settings = ResolveSettings(config=CONFIG, event_name="pull_request", event_path=event)
+    return resolve(settings, quiet_runner())
+
+
+# (id, body, expected refs per dependency, error substring, warning substring)
+CASES = [
+    # ---- value forms (DESIGN §3 table) ----
+    ("pr-hash", "ci-sglang-pr: #30421", {"sglang": "refs/pull/30421/head"}, None, None),
+    ("pr-pull-slash", "ci-sglang-pr: pull/12", {"sglang": PR}, None, None),
+    ("pr-refs-pull-head", "ci-sglang-pr: refs/pull/12/head", {"sglang": PR}, None, None),
+    ("pr-owner-repo", "ci-sglang-pr: sgl-project/sglang#12", {"sglang": PR}, None, None),
+    ("pr-owner-repo-case", "ci-sglang-pr: SGL-Project/SGLang#12", {"sglang": PR}, None, None),
+    ("pr-owner-repo-other", "ci-sglang-pr: fork/sglang#12", {}, "points at fork/sglang", None),
+    ("pr-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12",
+     {"sglang": PR}, None, None),
+    ("pr-url-files", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/files",
+     {"sglang": PR}, None, None),
+    ("pr-url-commits", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/commits/ab1",
+     {"sglang": PR}, None, None),
+    ("pr-url-query", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12?w=1",
+     {"sglang": PR}, None, None),
+    ("pr-url-other-repo", "ci-sglang-pr: https://github.com/fork/sglang/pull/12", {},
+     "only its own pull requests", None),
+    ("pr-url-tree", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/main", {},
+     "not a supported URL", None),
+    ("pr-zero", "ci-sglang-pr: #0", {}, "not a valid pull request number", None),
+    ("pr-too-many-digits", "ci-sglang-pr: #123456789012", {}, "not a valid pull request", None),
+    ("pr-trailing-comma", "ci-sglang-pr: #12,", {}, "not a recognised form", None),
+    ("hash-inside-name", "ci-sglang-pr: fix#12", {}, "not a recognised form", None),
+    ("commit-40", f"ci-megatron-pr: {SHA}", {"megatron": SHA}, None, None),
+    ("commit-40-uppercase", f"ci-megatron-pr: {SHA.upper()}", {"megatron": SHA}, None, None),
+    ("commit-64", f"ci-megatron-pr: {SHA256}", {"megatron": SHA256}, None, None),
+    ("commit-url", f"ci-megatron-pr: https://github.com/radixark/Megatron-LM/commit/{SHA}",
+     {"megatron": SHA}, None, None),
+    ("commit-url-short", "ci-megatron-pr: https://github.com/radixark/Megatron-LM/commit/abc1234",
+     {}, "abbreviated commit", None),
+    ("commit-url-other-repo", f"ci-megatron-pr: https://github.com/NVIDIA/Megatron-LM/commit/{SHA}",
+     {}, "points at NVIDIA/Megatron-LM", None),
+    ("short-sha-7", "ci-megatron-pr: abc1234", {}, "abbreviated commit SHA; give the full", None),
+    ("short-sha-39", f"ci-megatron-pr: {SHA[:39]}", {}, "abbreviated commit SHA", None),
+    ("hex-41", f"ci-megatron-pr: {SHA}a", {}, "has 41 hex digits", None),
+    ("branch", "ci-sglang-pr: my-feature", {"sglang": "my-feature"}, None, None),
+    ("branch-with-slash", "ci-sglang-pr: feature/rocm-fix", {"sglang": "feature/rocm-fix"},
+     None, None),
+    ("refs-heads", "ci-sglang-pr: refs/heads/main", {"sglang": "refs/heads/main"}, None, None),
+    ("refs-tags", "ci-sglang-pr: refs/tags/v0.4.1", {"sglang": "refs/tags/v0.4.1"}, None, None),
+    ("tag-name", "ci-sglang-pr: v0.5.0rc1", {"sglang": "v0.5.0rc1"}, None, None),
+    ("refs-other", "ci-sglang-pr: refs/remotes/origin/main", {}, "not a supported ref", None),
+    ("bare-number", "ci-sglang-pr: 1234", {}, "did you mean `#1234`", None),
+    ("bare-number-7-digits", "ci-sglang-pr: 1234567", {}, "did you mean `#1234567`", None),
+    # ---- how the value is written ----
+    ("backticked", "ci-sglang-pr: `#12`", {"sglang": PR}, None, None),
+    ("backticked-inner-spaces", "ci-sglang-pr: ` #12 `", {"sglang": PR}, None, None),
+    ("backticked-trailing", "ci-sglang-pr: `#12` please", {"sglang": PR}, None,
+     "(`please`) is ignored"),
+    ("trailing-text", "ci-sglang-pr: #12 (the fix)", {"sglang": PR}, None, "is ignored"),
+    ("empty-value", "ci-sglang-pr:", {}, "has no value", None),
+    ("empty-value-spaces", "ci-sglang-pr:    \t", {}, "has no value", None),
+    ("empty-backticks", "ci-sglang-pr: ``", {}, "has no value", None),
+    ("no-space-after-colon", "ci-sglang-pr:#12", {"sglang": PR}, None, None),
+    ("tab-after-colon", "ci-sglang-pr:\t#12", {"sglang": PR}, None, None),
+    ("space-before-colon", "ci-sglang-pr : #12", {"sglang": PR}, None, None),
+    ("key-uppercase", "CI-SGLANG-PR: #12", {"sglang": PR}, None, None),
+    ("key-mixed-case", "Ci-SgLang-Pr: #12", {"sglang": PR}, None, None),
+    # ---- git check-ref-format rules and ours ----
+    ("ref-double-dot", "ci-sglang-pr: a..b", {}, "'..'", None),
+    ("ref-at-brace", "ci-sglang-pr: a@{1}", {}, "'@{'", None),
+    ("ref-backslash", "ci-sglang-pr: a\\b", {}, "'\\\\'", None),
+    ("ref-tilde", "ci-sglang-pr: main~1", {}, "'~'", None),
+    ("ref-caret", "ci-sglang-pr: main^", {}, "'^'", None),
+    ("ref-colon", "ci-sglang-pr: a:b", {}, "':'", None),
+    ("ref-question", "ci-sglang-pr: a?", {}, "'?'", None),
+    ("ref-star", "ci-sglang-pr: a*", {}, "'*'", None),
+    ("ref-bracket", "ci-sglang-pr: a[1]", {}, "'['", None),
+    ("ref-lock", "ci-sglang-pr: topic.lock", {}, "ends with '.lock'", None),
+    ("ref-trailing-slash", "ci-sglang-pr: topic/", {}, "ends with '/'", None),
+    ("ref-trailing-dot", "ci-sglang-pr: topic.", {}, "ends with '.'", None),
+    ("ref-leading-dash", "ci-sglang-pr: --upload-pack=touch", {}, "starts with '-'", None),
+    ("ref-leading-dash-short", "ci-sglang-pr: -h", {}, "starts with '-'", None),
+    ("ref-hidden-component", "ci-sglang-pr: a/.hidden", {}, "starts with '.'", None),
+    ("ref-double-slash", "ci-sglang-pr: a//b", {}, "'//'", None),
+    ("ref-at-alone", "ci-sglang-pr: @", {}, "'@' alone", None),
+    ("ref-control-char", "ci-sglang-pr: a\x01b", {}, "control character U+0001", None),
+    ("ref-non-ascii", "ci-sglang-pr: fëature", {}, "U+00EB LATIN SMALL LETTER E WITH", None),
+    ("ref-nbsp", "ci-sglang-pr:\u00a0#12", {}, "U+00A0 NO-BREAK SPACE", None),
+    ("ref-256-bytes", "ci-sglang-pr: " + "x" * 256, {}, "longer than 255 bytes", None),
+    ("ref-255-bytes", "ci-sglang-pr: " + "x" * 255, {"sglang": "x" * 255}, None, None),
+    # ---- invisible and format characters ----
+    ("zero-width-in-value", "ci-sglang-pr: #12\u200b", {}, "U+200B ZERO WIDTH SPACE", None),
+    ("zero-width-in-key", "ci-sglang\u200b-pr: #12", {}, "U+200B ZERO WIDTH SPACE", None),
+    ("bidi-override", "ci-sglang-pr: \u202e#12", {}, "U+202E RIGHT-TO-LEFT OVERRIDE", None),
+    ("bom-in-value", "ci-sglang-pr: \ufeff#12", {}, "U+FEFF ZERO WIDTH NO-BREAK SPACE", None),
+    ("word-joiner-in-key", "ci-\u2060sglang-pr: #12", {}, "U+2060 WORD JOINER", None),
+    ("leading-bom-of-body", "\ufeffci-sglang-pr: #12", {"sglang": PR}, None, None),
+    # ---- Markdown structure (defect 1: examples are not directives) ----
+    ("fenced-backticks", "```\nci-sglang-pr: #12\n```", {}, None, None),
+    ("fenced-tildes", "~~~\nci-sglang-pr: #12\n~~~", {}, None, None),
+    ("fenced-info-string", "```yaml\nci-sglang-pr: #12\n```", {}, None, None),
+    ("fence-closed-by-longer", "```\nci-sglang-pr: #12\n`````\nci-megatron-pr: main",
+     {"megatron": "main"}, None, None),
+    ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {}, None, None),
+    ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, None, None),
+    ("fence-then-directive", "```\nexample\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("fence-unclosed", "```\nci-sglang-pr: #12", {}, None, None),
+    ("fence-in-list-item", "- ```\n  ci-sglang-pr: #12\n  ```", {}, None, None),
+    ("fence-in-quote", "> ```\n> ci-sglang-pr: #12\n> ```", {}, None, None),
+    ("fence-indented-3", "   ```\nci-sglang-pr: #12\n   ```", {}, None, None),
+    ("backtick-info-with-backtick-not-fence", "``` a`b\nci-sglang-pr: #12", {"sglang": PR},
+     None, None),
+    ("comment-one-line", "<!-- ci-sglang-pr: #12 -->", {}, None, None),
+    ("comment-multi-line", "<!--\nci-sglang-pr: #12\n-->", {}, None, None),
+    ("comment-then-directive", "<!--\nx\n-->\nci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("comment-opened-mid-line", "text <!-- hidden\nci-sglang-pr: #12\n-->", {}, None, None),
+    ("comment-closed-mid-line", "<!-- a --> text\nci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("fence-inside-comment", "<!--\n```\n-->\nci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("comment-inside-fence", "```\n<!--\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("indented-4-spaces", "    ci-sglang-pr: #12", {}, None, "indented 4 or more spaces"),
+    ("indented-tab", "\tci-sglang-pr: #12", {}, None, "indented 4 or more spaces"),
+    ("indented-3-spaces", "   ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    # ---- defect 2: bulleted lines are directives; lookalikes are reported ----
+    ("bullet-dash", "- ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("bullet-star", "* ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("bullet-plus", "+ ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("quote-marker", "> ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("nested-markers", ">  - ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("bullet-indented", "  - ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("ordered-list", "1. ci-sglang-pr: #12", {}, None, "looks like a directive but is not"),
+    ("bold-key", "**ci-sglang-pr:** #12", {}, None, "looks like a directive but is not"),
+    ("checkbox", "- [ ] ci-sglang-pr: #12", {}, None, "looks like a directive but is not"),
+    ("equals-sign", "ci-sglang-pr = #12", {}, None, "looks like a directive but is not"),
+    ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, None, "looks like a directive"),
+    ("inline-code-example", "Write `ci-sglang-pr: #12` to test", {}, None, None),
+    ("prose-mention", "The ci-sglang-pr directive is documented", {}, None, None),
+    ("unrelated-colons", "Fixes: #99\nNote: nothing\nhttps://example.com", {}, None, None),
+    # ---- defect 2: typo'd keys are errors with a suggestion ----
+    ("typo-sgl", "ci-sgl-pr: #12", {}, "did you mean `sglang`", None),
+    ("typo-megatorn", "ci-megatorn-pr: #12", {}, "did you mean `megatron`", None),
+    ("typo-in-bullet", "- ci-sglan-pr: #12", {}, "did you mean `sglang`", None),
+    ("unknown-far", "ci-vllm-pr: #12", {}, "`ci-vllm-pr` is not a known directive; the known",
+     None),
+    ("unknown-cyrillic-s", "ci-\u0455glang-pr: #12", {}, "did you mean `sglang`", None),
+    # ---- line endings and the body as a whole ----
+    ("crlf", "ci-sglang-pr: #12\r\nci-megatron-pr: main\r\n",
+     {"sglang": PR, "megatron": "main"}, None, None),
+    ("cr-only", "ci-sglang-pr: #12\rci-megatron-pr: main", {"sglang": PR, "megatron": "main"},
+     None, None),
+    ("both-dependencies", f"ci-sglang-pr: #12\nci-megatron-pr: {SHA}",
+     {"sglang": PR, "megatron": SHA}, None, None),
+    ("null-body", None, {}, None, None),
+    ("empty-body", "", {}, None, None),
+    ("duplicate-same-value", "ci-sglang-pr: #12\n- ci-sglang-pr: #12", {"sglang": PR}, None,
+     "repeated (first on line 1)"),
+    ("duplicate-equivalent-value", "ci-sglang-pr: #12\nci-sglang-pr: pull/12", {"sglang": PR},
+     None, "repeated"),
+    ("duplicate-different-values", "ci-sglang-pr: #12\nci-sglang-pr: #13", {"sglang": PR},
+     "given twice with different values: `#12` on line 1 and `#13`", None),
+    ("body-over-1-mib", "x" * (1024 * 1024) + "\nci-sglang-pr: #12", {},
+     "over the 1 MiB limit", None),
+]
+
+
+@pytest.mark.parametrize(("body", "expected", "error", "warning"),
+                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_grammar(tmp_path: Path, body: str | None, expected: dict[str, str], error: str | None,
+                 warning: str | None) -> None:
+    report = resolve_body(tmp_path, body)
+    errors = " | ".join(finding.message for finding in report.errors)
+    warnings = " | ".join(finding.message for finding in report.warnings)
+    if error is None:
+        assert not report.errors, errors
+        assert {name: o.ref for name, o in report.overrides.items()} == expected
+    else:
+        assert error in errors
+    if warning is None:
+        assert not report.warnings, warnings
+    else:
+        assert warning in warnings
+
+
+def test_table_is_large_and_ids_unique() -> None:
+    ids = [case[0] for case in CASES]
+    assert len(ids) >= 80
+    assert len(set(ids)) == len(ids)
+
+
+def test_error_quotes_line_and_number(tmp_path: Path) -> None:
+    report = resolve_body(tmp_path, "## Test\n\n- ci-sglang-pr: 1234\n")
+    [finding] = report.errors
+    assert finding.line == 3
+    assert finding.message == ("line 3: `- ci-sglang-pr: 1234` — `1234` is a bare number; did you "
+                               "mean `#1234` (pull request 1234 of sgl-project/sglang)?")
+
+
+def test_invisible_character_is_shown_in_the_quote(tmp_path: Path) -> None:
+    report = resolve_body(tmp_path, "ci-sglang\u200b-pr: #12")
+    assert report.errors[0].message.startswith("line 1: `ci-sglang<U+200B>-pr: #12`")
+
+
+def test_directive_keys_follow_configuration(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[dependencies.sglang]\ndirective = "test-sglang"\n')
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"body": "test-sglang: #5\nci-sglang-pr: #6"}}))
+    report = resolve(ResolveSettings(config=load_config(config), event_name="pull_request",
+                                     event_path=event), quiet_runner())
+    assert report.overrides["sglang"].ref == "refs/pull/5/head"
+    # The old key is no longer configured: an error, not a silent second value.
+    assert "`ci-sglang-pr` is not a known directive" in report.errors[0].message

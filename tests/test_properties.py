@@ -1,0 +1,102 @@
+"""Property tests of the grammar: hostile bodies, real `git check-ref-format`, fence invariance."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocm_deps.commands.resolve import ResolveReport, ResolveSettings, resolve
+from rocm_deps.config import load_config
+from rocm_deps.errors import FatalError
+from rocm_deps.refs import check_ref_format
+from tests.conftest import quiet_runner
+
+CONFIG = load_config(None)
+SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
+FRAGMENTS = [
+    "ci-sglang-pr: #12", "- ci-megatron-pr: main", "```", "~~~", "````", "<!--", "-->",
+    "<!-- x -->", "    ci-sglang-pr: #1", "ci-sgl-pr: x", "> ci-sglang-pr: `abc`", "ci-sglang-pr:",
+    "", f"ci-megatron-pr: {SHA}", "* ci-sglang-pr: feature/x trailing", "1. ci-sglang-pr: #3",
+    "ci-sglang-pr: 1234", "ci-megatron-pr: https://github.com/radixark/Megatron-LM/pull/9",
+    "\tci-sglang-pr: #4", "**ci-megatron-pr**: x", "ci-sglang-pr: #1\u200b", "\ufeff",
+]
+LINE = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=40),
+                 st.text(alphabet="ci-sglangmetrop:#`~<!->* \t/.@{}[]^\\0123456789", max_size=30))
+BODY = st.lists(LINE, max_size=12).flatmap(
+    lambda lines: st.sampled_from(["\n", "\r\n", "\r"]).map(lambda newline: newline.join(lines)))
+VALUE = st.one_of(
+    st.text(alphabet=st.characters(codec="ascii"), max_size=30),
+    st.text(alphabet="abcdef0123456789./-_@{}~^:?*[\\#", max_size=45),
+    st.text(max_size=12),
+)
+NUMBERED = re.compile(r"line \d+")
+
+
+def resolve_text(body: str | None) -> ResolveReport:
+    with tempfile.TemporaryDirectory() as directory:
+        event = Path(directory) / "event.json"
+        event.write_text(json.dumps({"pull_request": {"number": 1, "body": body}}))
+        return resolve(ResolveSettings(config=CONFIG, event_name="pull_request",
+                                       event_path=event), quiet_runner())
+
+
+def git_accepts(ref: str) -> bool:
+    result = subprocess.run(["git", "check-ref-format", "--allow-onelevel", ref],
+                            capture_output=True)
+    return result.returncode == 0
+
+
+def shape(report: ResolveReport) -> tuple[object, ...]:
+    """The result with line numbers taken out (an inserted line shifts them)."""
+    return ({name: (o.ref, o.raw, o.kind) for name, o in report.overrides.items()},
+            [NUMBERED.sub("line N", f.message) for f in report.errors],
+            [NUMBERED.sub("line N", f.message) for f in report.warnings])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(BODY)
+def test_arbitrary_bodies_never_raise_foreign_errors(body: str) -> None:
+    try:
+        report = resolve_text(body)
+    except FatalError:
+        return
+    for override in report.overrides.values():
+        assert override.ref and not override.ref.startswith("-")
+
+
+@settings(max_examples=400, deadline=None)
+@given(VALUE, st.booleans())
+def test_every_emitted_ref_passes_real_git_check_ref_format(value: str, backticks: bool) -> None:
+    written = f"`{value}`" if backticks else value
+    report = resolve_text(f"ci-sglang-pr: {written}\nci-megatron-pr: {written}")
+    for override in report.overrides.values():
+        assert git_accepts(override.ref), override.ref
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(codec="ascii", exclude_characters="\x00"), max_size=40))
+def test_check_ref_format_agrees_with_git(ref: str) -> None:
+    ours = check_ref_format(ref) is None
+    if ours:
+        assert git_accepts(ref), ref
+    elif ref and not ref.startswith("-"):
+        # Our only extra rules are the leading '-' and length; otherwise we must agree.
+        assert not git_accepts(ref), ref
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(LINE.filter(lambda line: not line.strip().startswith("~~~~~~")), max_size=5),
+       st.integers(min_value=0, max_value=5), BODY)
+def test_directive_inside_fence_never_changes_result(inner: list[str], position: int,
+                                                     body: str) -> None:
+    with_directive = [*inner]
+    with_directive.insert(min(position, len(inner)), "ci-sglang-pr: #777")
+    plain = "\n".join(["~~~~~~ example", *inner, "~~~~~~", ""]) + body
+    inserted = "\n".join(["~~~~~~ example", *with_directive, "~~~~~~", ""]) + body
+    assert shape(resolve_text(inserted)) == shape(resolve_text(plain))

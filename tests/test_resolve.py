@@ -1,0 +1,229 @@
+"""`rocm-deps resolve` through its command line: events, precedence, trust, outputs, summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliResult
+
+SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
+
+
+def event(tmp_path: Path, payload: dict[str, object]) -> str:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    return str(path)
+
+
+def pr_event(tmp_path: Path, body: str | None, association: str = "MEMBER") -> str:
+    return event(tmp_path, {"pull_request": {"number": 42, "body": body,
+                                             "author_association": association}})
+
+
+def test_pull_request_outputs_and_summary(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    body = "Fix things.\n\n- ci-sglang-pr: #30421\n"
+    result: CliResult = cli("resolve", "--event-name", "pull_request",
+                            "--event-path", pr_event(tmp_path, body))
+    assert result.code == 0
+    outputs = result.outputs
+    assert outputs["skip_dependency_install"] == "false"
+    assert outputs["named_by"] == "body"
+    assert outputs["sglang_ref"] == "refs/pull/30421/head"
+    assert outputs["sglang_sha"] == ""
+    assert outputs["megatron_ref"] == "" and outputs["megatron_sha"] == ""
+    assert json.loads(outputs["overrides"]) == {"sglang": {
+        "ref": "refs/pull/30421/head", "sha": None, "source": "body", "raw": "#30421",
+        "line": 3, "pr": 30421}}
+    report = json.loads(outputs["report"])
+    assert report["version"] == 1 and report["errors"] == [] and report["named_by"] == "body"
+    assert "| sglang | body | `#30421` | `refs/pull/30421/head` |  | 3 |" in result.summary
+    assert "| megatron | image baseline |" in result.summary
+    assert "pull request #42 (event payload)" in result.summary
+
+
+def test_environment_defaults_for_event(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", env={"GITHUB_EVENT_NAME": "pull_request",
+                                 "GITHUB_EVENT_PATH": pr_event(tmp_path, "ci-megatron-pr: main")})
+    assert result.outputs["megatron_ref"] == "main"
+
+
+@pytest.mark.parametrize(("name", "payload"), [
+    ("pull_request", {"pull_request": {"number": 1, "body": None}}),
+    ("pull_request", {"pull_request": {"number": 1, "body": "Just a description."}}),
+    ("push", {"ref": "refs/heads/main"}),
+    ("schedule", {"schedule": "0 0 * * *"}),
+    ("workflow_dispatch", {"inputs": {"ci_sglang_pr": "", "ci_megatron_pr": "   \t"}}),
+], ids=["null-body", "no-directive", "push", "schedule", "whitespace-dispatch-inputs"])
+def test_nothing_named_skips_install(tmp_path: Path, cli, name: str,  # type: ignore[no-untyped-def]
+                                     payload: dict[str, object]) -> None:
+    result = cli("resolve", "--event-name", name, "--event-path", event(tmp_path, payload))
+    assert result.code == 0
+    assert result.outputs["skip_dependency_install"] == "true"
+    assert result.outputs["named_by"] == ""
+    assert json.loads(result.outputs["overrides"]) == {}
+    assert "keeps the image's copy" in result.summary
+
+
+def test_dispatch_inputs(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    payload = {"inputs": {"ci_megatron_pr": f"  {SHA} ", "ci_sglang_pr": " "}}
+    result = cli("resolve", "--event-name", "workflow_dispatch",
+                 "--event-path", event(tmp_path, payload))
+    assert result.code == 0
+    assert result.outputs["megatron_ref"] == SHA and result.outputs["megatron_sha"] == SHA
+    assert result.outputs["sglang_ref"] == ""  # whitespace-only is unset (defect 4)
+    assert result.outputs["named_by"] == "dispatch"
+
+
+def test_input_flag_beats_body_per_dependency(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    body = "ci-sglang-pr: #1\nci-megatron-pr: #2"
+    result = cli("resolve", "--event-name", "pull_request", "--event-path",
+                 pr_event(tmp_path, body), "--input", "ci_sglang_pr=#9")
+    overrides = json.loads(result.outputs["overrides"])
+    assert overrides["sglang"]["ref"] == "refs/pull/9/head"
+    assert overrides["sglang"]["source"] == "dispatch"
+    assert overrides["megatron"]["source"] == "body"
+    assert result.outputs["named_by"] == "dispatch"
+
+
+def test_invalid_dispatch_input_names_the_input(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", "--event-name", "workflow_dispatch",
+                 "--event-path", event(tmp_path, {"inputs": {"ci_sglang_pr": "1234"}}))
+    assert result.code == 1
+    assert "input `ci_sglang_pr`: `1234` is a bare number; did you mean `#1234`" in result.stderr
+
+
+def test_lock_file_and_default_precedence(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    lock = tmp_path / "deps.lock.json"
+    lock.write_text(json.dumps({"sglang_commit": SHA, "megatron_commit": SHA, "other": 1}))
+    config = tmp_path / "c.toml"
+    config.write_text(f'lock-file = "{lock}"\n[dependencies.megatron]\ndefault = "main"\n'
+                      f'[dependencies.extra]\nrepository = "a/b"\npath = "/x"\n'
+                      f'default = "release"\n')
+    result = cli("resolve", "--config", str(config), "--event-name", "pull_request",
+                 "--event-path", pr_event(tmp_path, "ci-megatron-pr: #5"))
+    overrides = json.loads(result.outputs["overrides"])
+    assert overrides["sglang"]["source"] == "lock" and overrides["sglang"]["sha"] == SHA
+    assert overrides["megatron"]["source"] == "body"  # body beats lock and default
+    assert overrides["extra"] == {"ref": "release", "sha": None, "source": "default",
+                                  "raw": "release", "line": None, "pr": None}
+    assert result.outputs["extra_ref"] == "release"
+    assert result.outputs["named_by"] == "body"
+
+
+def test_invalid_directive_fails_closed(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    body = "Intro\n\n* ci-sgl-pr: #12\n"
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", pr_event(tmp_path, body))
+    assert result.code == 1
+    # Only the report: no skip flag a later `if: always()` could read as "nothing named".
+    assert set(result.outputs) == {"report"}
+    assert json.loads(result.outputs["report"])["errors"][0]["line"] == 3
+    assert ("::error title=rocm-deps%3A invalid directive,line=3::line 3: `* ci-sgl-pr: #12` — "
+            "`ci-sgl-pr` is not a known directive; did you mean `sglang`") in result.stderr
+    assert "#### Errors" in result.summary and "ci-sgl-pr" in result.summary
+    assert "Traceback" not in result.stderr
+
+
+def test_warning_annotation_has_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", "--event-name", "pull_request",
+                 "--event-path", pr_event(tmp_path, "x\n    ci-sglang-pr: #1"))
+    assert result.code == 0
+    assert "::warning title=rocm-deps%3A directive warning,line=2::line 2:" in result.stderr
+    assert result.outputs["skip_dependency_install"] == "true"
+
+
+@pytest.mark.parametrize(("event_name", "association", "trusted", "code"), [
+    ("pull_request_target", "CONTRIBUTOR", "OWNER,MEMBER,COLLABORATOR", 1),
+    ("pull_request_target", "FIRST_TIME_CONTRIBUTOR", "OWNER,MEMBER,COLLABORATOR", 1),
+    ("pull_request_target", "MEMBER", "OWNER,MEMBER,COLLABORATOR", 0),
+    ("pull_request_target", "CONTRIBUTOR", "OWNER,MEMBER,COLLABORATOR,CONTRIBUTOR", 0),
+    ("pull_request", "NONE", "OWNER", 0),
+], ids=["contributor-refused", "first-timer-refused", "member-trusted", "widened-list",
+        "pull-request-is-unprivileged"])
+def test_trust_under_privileged_events(tmp_path: Path, cli, event_name: str,  # type: ignore[no-untyped-def]
+                                       association: str, trusted: str, code: int) -> None:
+    result = cli("resolve", "--event-name", event_name, "--trusted-associations", trusted,
+                 "--event-path", pr_event(tmp_path, "ci-sglang-pr: #1", association))
+    assert result.code == code
+    if code:
+        assert "input `trusted-associations`" in result.stderr
+        assert f"this author is {association}" in result.stderr
+    else:
+        assert result.outputs["sglang_ref"] == "refs/pull/1/head"
+
+
+def test_untrusted_body_without_directives_passes(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", "--event-name", "pull_request_target",
+                 "--event-path", pr_event(tmp_path, "just a fix", "NONE"))
+    assert result.code == 0 and result.outputs["skip_dependency_install"] == "true"
+
+
+def test_issue_comment_reads_pr_body(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    payload = {"issue": {"number": 3, "body": "ci-megatron-pr: main", "pull_request": {},
+                         "author_association": "OWNER"}, "comment": {"body": "/test"}}
+    result = cli("resolve", "--event-name", "issue_comment", "--event-path", event(tmp_path, payload))
+    assert result.code == 0 and result.outputs["megatron_ref"] == "main"
+
+
+def test_json_format_prints_report_on_stdout(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", "--format", "json", "--event-name", "pull_request",
+                 "--event-path", pr_event(tmp_path, "ci-sglang-pr: #7\nci-sglang-pr: #7"))
+    report = json.loads(result.stdout)
+    assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides",
+                           "warnings", "errors"}
+    assert report["overrides"]["sglang"]["pr"] == 7
+    assert report["warnings"][0]["line"] == 2
+    assert "::warning" in result.stderr and "::warning" not in result.stdout
+
+
+def test_body_file_lints_locally(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    body = tmp_path / "body.md"
+    body.write_text("ci-sglang-pr: 99\n")
+    result = cli("resolve", "--body-file", str(body), github_actions=False)
+    assert result.code == 1
+    assert result.stderr.startswith("error: rocm-deps: invalid directive: line 1:")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--event-path", "/nonexistent/event.json", "--event-name", "pull_request"],
+     "does not exist"),
+    (["--config", "/nonexistent.toml"], "configuration file /nonexistent.toml does not exist"),
+    (["--input", "novalue"], "expected NAME=VALUE"),
+], ids=["missing-event", "missing-config", "bad-input"])
+def test_usage_errors_exit_2(cli, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    result = cli("resolve", *argv)
+    assert result.code == 2
+    assert message in result.stderr
+
+
+def test_unparseable_event_exits_2(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "event.json"
+    path.write_text("{not json")
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", str(path))
+    assert result.code == 2 and "cannot read the event payload" in result.stderr
+
+
+def run_subprocess(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rocm_deps", *argv], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})})
+
+
+def test_version_and_usage_exit_codes() -> None:
+    assert run_subprocess("--version").stdout.startswith("rocm-deps ")
+    unknown = run_subprocess("resolve", "--no-such-flag")
+    assert unknown.returncode == 2 and "unrecognized arguments" in unknown.stderr
+
+
+def test_resolve_without_token_does_not_import_github(tmp_path: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_text("ci-sglang-pr: #1\n")
+    script = ("import sys; from rocm_deps.main import main; "
+              f"code = main(['resolve', '--body-file', {str(body)!r}]); "
+              "print('github' in sys.modules, 'requests' in sys.modules, code)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-1] == "False False 0"

@@ -1,0 +1,112 @@
+"""The runner protocol: escaping, heredoc outputs, summary, masking, local mode."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.runner import (
+    Runner,
+    escape_data,
+    escape_property,
+    format_command,
+    format_output,
+    markdown_cell,
+    parse_outputs,
+)
+from tests.conftest import parse_github_output
+
+
+@pytest.mark.parametrize(("raw", "data", "prop"), [
+    ("plain", "plain", "plain"),
+    ("100%", "100%25", "100%25"),
+    ("a\nb", "a%0Ab", "a%0Ab"),
+    ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
+    ("k: v, w", "k: v, w", "k%3A v%2C w"),
+    ("%0A", "%250A", "%250A"),
+], ids=["plain", "percent", "newline", "crlf", "colon-comma", "already-escaped-looking"])
+def test_escaping(raw: str, data: str, prop: str) -> None:
+    assert escape_data(raw) == data
+    assert escape_property(raw) == prop
+
+
+def test_format_command_escapes_message_and_properties() -> None:
+    line = format_command("error", "line 3: bad\nvalue 50%", {"title": "a: b, c", "line": "3"})
+    assert line == "::error title=a%3A b%2C c,line=3::line 3: bad%0Avalue 50%25"
+
+
+def test_empty_properties_are_left_out() -> None:
+    assert format_command("warning", "m", {"title": "", "line": ""}) == "::warning::m"
+
+
+def test_outputs_round_trip_through_heredoc(tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    runner = Runner(github_actions=True, output_path=output, stream=io.StringIO())
+    values = {"simple": "true", "multi": "line 1\nline 2", "json": '{"a": "b=c<<d"}', "empty": ""}
+    runner.set_outputs(values)
+    runner.set_outputs({"second": "call"})
+    text = output.read_text()
+    assert parse_github_output(text) == {**values, "second": "call"}
+    assert parse_outputs(text) == {**values, "second": "call"}
+    # A fresh random delimiter per call.
+    delimiters = set(re.findall(r"^\w+<<(ghadelimiter_\w+)$", text, flags=re.MULTILINE))
+    assert len(delimiters) == 2
+
+
+def test_output_value_containing_delimiter_is_refused() -> None:
+    with pytest.raises(ValueError, match="heredoc delimiter"):
+        format_output("name", "x\nghadelimiter_abc\ninjected=1", "ghadelimiter_abc")
+
+
+@pytest.mark.parametrize("name", ["", "has space", "new\nline", "a<<b", "1starts-with-digit"])
+def test_invalid_output_names_are_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="invalid output name"):
+        format_output(name, "v", "ghadelimiter_x")
+
+
+def test_without_files_outputs_and_summary_go_nowhere(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    runner = Runner(stream=stream)
+    runner.set_outputs({"a": "b"})
+    runner.add_summary("# hi")
+    runner.error("bad thing", title="Title", line=4)
+    assert list(tmp_path.iterdir()) == []
+    assert stream.getvalue() == "error: Title: bad thing\n"
+
+
+def test_annotation_under_github_actions() -> None:
+    stream = io.StringIO()
+    Runner(github_actions=True, stream=stream).error("line 4: x", title="T", line=4)
+    assert stream.getvalue() == "::error title=T,line=4::line 4: x\n"
+
+
+def test_mask_hides_secret_everywhere_after(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    summary = tmp_path / "summary.md"
+    runner = Runner(github_actions=True, summary_path=summary, stream=stream)
+    runner.mask("s3cr3t-token")
+    runner.info("using s3cr3t-token now")
+    runner.add_summary("token: s3cr3t-token")
+    assert stream.getvalue().splitlines() == ["::add-mask::s3cr3t-token", "using *** now"]
+    assert "s3cr3t-token" not in summary.read_text()
+
+
+def test_group_markers() -> None:
+    stream = io.StringIO()
+    with Runner(github_actions=True, stream=stream).group("megatron: #1"):
+        pass
+    assert stream.getvalue() == "::group::megatron: #1\n::endgroup::\n"
+
+
+def test_echo_quotes_for_display() -> None:
+    stream = io.StringIO()
+    Runner(stream=stream).echo_command(["git", "fetch", "--", "a b", "it's"])
+    assert stream.getvalue() == "+ git fetch -- 'a b' 'it'\"'\"'s'\n"
+
+
+def test_markdown_cell_cannot_break_table() -> None:
+    assert markdown_cell("a|b\nc`d") == "`a\\|b c'd`"
+    assert markdown_cell(None) == ""
