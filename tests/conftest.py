@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("HOME", str(blocker / "home"))
     monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path_factory.mktemp("pip-cache")))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # importing must not add files to a tree
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     for name in ("GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH",
                  "GITHUB_EVENT_NAME", "GITHUB_WORKSPACE", "GITHUB_TOKEN"):
@@ -118,3 +120,40 @@ def snapshot(repository: Path) -> dict[str, object]:
         files[str(path.relative_to(repository))] = path.read_bytes()
     return {"head": git(repository, "rev-parse", "HEAD"),
             "index": (repository / ".git" / "index").read_bytes(), "files": files}
+
+
+def add_pull_request(box: sandbox.Sandbox, name: str, number: int, files: Mapping[str, str | None],
+                     base: str = "main") -> str:
+    """Commit `files` (path -> text, None deletes) on top of `base` in the origin of `name` and
+    publish it as refs/pull/<number>/head. Returns the commit."""
+    origin = box.origins[name]
+    git(origin, "checkout", "-q", "--detach", base)
+    for relative, text in files.items():
+        path = origin / relative
+        if text is None:
+            path.unlink()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", f"pull request {number}")
+    commit = git(origin, "rev-parse", "HEAD")
+    git(origin, "update-ref", f"refs/pull/{number}/head", commit)
+    git(origin, "checkout", "-q", "main")
+    return commit
+
+
+def installed_version(box: sandbox.Sandbox, distribution: str) -> str:
+    script = f"import importlib.metadata as m; print(m.version({distribution!r}))"
+    return subprocess.run([box.python, "-c", script], check=True, text=True,
+                          capture_output=True).stdout.strip()
+
+
+def overrides(**refs: str | tuple[str, str]) -> str:
+    """An overrides document as resolve writes it: name=ref or name=(ref, sha)."""
+    document = {}
+    for name, value in refs.items():
+        ref, sha = value if isinstance(value, tuple) else (value, None)
+        document[name] = {"ref": ref, "sha": sha, "source": "body", "raw": ref, "line": 1,
+                          "pr": None}
+    return json.dumps(document)

@@ -76,17 +76,38 @@ build-backend = "tiny_backend"
 backend-path = ["."]
 """
 
-ROCM_MODULE = 'DEVICE = "cuda"\nWARP_SIZE = 32\n'
-ROCM_PATCH = """\
-diff --git a/megatron/rocm.py b/megatron/rocm.py
---- a/megatron/rocm.py
-+++ b/megatron/rocm.py
-@@ -1,2 +1,2 @@
--DEVICE = "cuda"
--WARP_SIZE = 32
-+DEVICE = "rocm"
-+WARP_SIZE = 64
+ROCM_MODULE = '''\
+"""Device settings for the accelerator in use.
+
+The ROCm patch switches these from CUDA to ROCm values.
 """
+
+DEVICE = "cuda"
+WARP_SIZE = 32
+
+
+def describe():
+    return f"{DEVICE}/{WARP_SIZE}"
+'''
+# Context lines of a unified diff start with a space; written as a list so that no source
+# line ends in whitespace.
+ROCM_PATCH = "\n".join([
+    "diff --git a/megatron/rocm.py b/megatron/rocm.py",
+    "--- a/megatron/rocm.py",
+    "+++ b/megatron/rocm.py",
+    "@@ -3,8 +3,8 @@",
+    " The ROCm patch switches these from CUDA to ROCm values.",
+    ' """',
+    " ",
+    '-DEVICE = "cuda"',
+    "-WARP_SIZE = 32",
+    '+DEVICE = "rocm"',
+    "+WARP_SIZE = 64",
+    " ",
+    " ",
+    " def describe():",
+    "",
+])
 
 IDENTITY = {"GIT_AUTHOR_NAME": "rocm-deps sandbox", "GIT_AUTHOR_EMAIL": "sandbox@example.invalid",
             "GIT_COMMITTER_NAME": "rocm-deps sandbox",
@@ -207,11 +228,12 @@ def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
         baked[spec.name] = locations[spec.name]
         builder.bake(origins[spec.name], baked[spec.name], commits[spec.name]["baked"])
     if install_baked:
-        for spec in (SGLANG, MEGATRON):
-            builder.run(python, "-m", "pip", "install", "-q", "--no-deps", "-e",
-                        str(baked[spec.name] / spec.install_dir))
+        editables = [arg for spec in (SGLANG, MEGATRON)
+                     for arg in ("-e", str(baked[spec.name] / spec.install_dir))]
+        builder.run(python, "-m", "pip", "install", "-q", "--no-deps", *editables)
     # The image build applied the ROCm patch to its Megatron-LM copy (uncommitted).
-    builder.git(baked["megatron"], "apply", str(workspace / "docker/amd_patch/latest/megatron.patch"))
+    patch = workspace / "docker" / "amd_patch" / "latest" / "megatron.patch"
+    builder.git(baked["megatron"], "apply", str(patch))
     config = root / "rocm-deps.toml"
     config.write_text(
         f'[dependencies.sglang]\npath = "{baked["sglang"]}"\n\n'

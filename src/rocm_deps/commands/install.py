@@ -251,7 +251,7 @@ class Installer:
         with self._timed(report, "checkout"):
             report.commit = self._checkout(git, dependency, override)
         with self._timed(report, "patch"):
-            report.patches = self._apply_patches(git, dependency, patches, report.commit)
+            self._apply_patches(git, dependency, patches, report)
         with self._timed(report, "pip"):
             self._pip_install(dependency)
         report.state = PLANNED if self.settings.dry_run else INSTALLED
@@ -385,17 +385,16 @@ class Installer:
 
     # step 7
     def _apply_patches(self, git: Git, dependency: DependencyConfig,
-                       patches: list[tuple[str, Path]], commit: str) -> list[PatchOutcome]:
-        outcomes = []
+                       patches: list[tuple[str, Path]], report: DependencyReport) -> None:
+        commit = report.commit or ""
         for label, path in patches:
             outcome = probe_and_apply(git, path, label,
                                       skip_missing=dependency.on_missing_target == "skip")
-            outcomes.append(outcome)
+            report.patches.append(outcome)  # recorded before a failure, so the report shows it
             tolerated = " (tolerated: on-missing-target = skip)" if outcome.tolerated else ""
             self.runner.info(f"patch {label}: {outcome.state}{tolerated}")
             if not outcome.ok:
                 raise StepFailed("patch", _patch_failure(dependency, outcome, commit))
-        return outcomes
 
     # step 8
     def _pip_install(self, dependency: DependencyConfig) -> None:

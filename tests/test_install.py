@@ -1,0 +1,303 @@
+"""`rocm-deps install` on real repositories, real patches and a real target virtualenv."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rocm_deps import sandbox
+from tests.conftest import (
+    CliResult,
+    add_pull_request,
+    git,
+    installed_version,
+    overrides,
+    snapshot,
+)
+
+ROCM = "megatron/rocm.py"
+ORIGINAL = sandbox.ROCM_MODULE
+PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
+
+
+def install(cli, box: sandbox.Sandbox, document: str, *extra: str) -> CliResult:  # type: ignore[no-untyped-def]
+    return cli("install", "--config", str(box.config), "--overrides", document,
+               "--workspace", str(box.workspace), "--python", box.python, *extra)
+
+
+def echoed(result: CliResult, subcommand: str) -> list[str]:
+    return [line for line in result.stderr.splitlines()
+            if line.startswith("+ git") and f" {subcommand} " in line]
+
+
+def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli, box) -> None:  # type: ignore[no-untyped-def]
+    sglang_before = snapshot(box.baked["sglang"])
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 0, result.stderr
+    megatron = box.baked["megatron"]
+    assert git(megatron, "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
+    assert (megatron / ROCM).read_text() == PATCHED
+    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+    assert sandbox.installed_versions(box, sandbox_runner(), dict(os.environ))["megatron"] == (
+        "0.3.0.dev202")
+    # The unnamed dependency: same HEAD, index, files and installed version.
+    assert snapshot(box.baked["sglang"]) == sglang_before
+    assert installed_version(box, "sglang") == "0.1.0"
+    assert not any(str(box.baked["sglang"]) in line for line in result.stderr.splitlines())
+    # Outputs.
+    assert result.outputs["megatron_sha"] == box.commits["megatron"]["pr"]
+    assert result.outputs["sglang_sha"] == ""
+    assert json.loads(result.outputs["patches"]) == {
+        "megatron": {"docker/amd_patch/latest/megatron.patch": "applied"}}
+    report = json.loads(result.outputs["report"])
+    assert report["dependencies"]["megatron"]["state"] == "installed"
+    assert report["dependencies"]["megatron"]["fetch_attempts"] == 1
+    assert set(report["dependencies"]["megatron"]["seconds"]) == {"fetch", "checkout", "patch", "pip"}
+    assert "| megatron | body | `refs/pull/202/head` |" in result.summary
+    assert "megatron.patch: applied" in result.summary
+    # Each phase is a group, every command is echoed before it runs, refs after `--`.
+    assert "::group::megatron: refs/pull/202/head → refs/pull/202/head" in result.stderr
+    [fetch] = echoed(result, "fetch")
+    assert fetch.endswith("fetch --no-tags --no-recurse-submodules --depth=1 origin -- "
+                          "refs/pull/202/head")
+
+
+def sandbox_runner():  # type: ignore[no-untyped-def]
+    from tests.conftest import quiet_runner
+
+    return quiet_runner()
+
+
+def test_pinned_sha_is_fetched_by_sha_and_verified(cli, box) -> None:  # type: ignore[no-untyped-def]
+    pr = box.commits["sglang"]["pr"]
+    result = install(cli, box, overrides(sglang=("refs/pull/101/head", pr)))
+    assert result.code == 0, result.stderr
+    assert echoed(result, "fetch")[0].endswith(f"origin -- {pr}")
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr
+    assert installed_version(box, "sglang") == "0.3.0.dev101"
+
+
+def test_rerun_is_up_to_date_and_fetches_nothing(cli, box) -> None:  # type: ignore[no-untyped-def]
+    document = overrides(megatron="refs/pull/202/head")
+    assert install(cli, box, document).code == 0
+    before = snapshot(box.baked["megatron"])
+    again = install(cli, box, document)
+    assert again.code == 0, again.stderr
+    assert echoed(again, "fetch") == [] and echoed(again, "reset") == []
+    assert "python -m pip" not in again.stderr
+    report = json.loads(again.outputs["report"])
+    assert report["dependencies"]["megatron"]["state"] == "up-to-date"
+    assert report["dependencies"]["megatron"]["patches"][
+        "docker/amd_patch/latest/megatron.patch"]["state"] == "applied"
+    assert again.outputs["megatron_sha"] == box.commits["megatron"]["pr"]
+    assert snapshot(box.baked["megatron"]) == before
+
+
+def test_rerun_after_ref_moved_or_tree_edited_reinstalls(cli, box) -> None:  # type: ignore[no-untyped-def]
+    document = overrides(megatron="refs/pull/202/head")
+    assert install(cli, box, document).code == 0
+    (box.baked["megatron"] / "megatron" / "__init__.py").write_text('__version__ = "9.9"\n')
+    edited = install(cli, box, document)
+    assert json.loads(edited.outputs["report"])["dependencies"]["megatron"]["state"] == "installed"
+    moved = add_pull_request(box, "megatron", 202, {"megatron/__init__.py": '__version__ = "0.4.0"\n'})
+    again = install(cli, box, document)
+    assert json.loads(again.outputs["report"])["dependencies"]["megatron"]["state"] == "installed"
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == moved
+    assert installed_version(box, "megatron-core") == "0.4.0"
+
+
+def test_dry_run_changes_nothing_and_prints_the_plan(cli, box) -> None:  # type: ignore[no-untyped-def]
+    before = {name: snapshot(path) for name, path in box.baked.items()}
+    result = install(cli, box, overrides(megatron="refs/pull/202/head", sglang="main"),
+                     "--dry-run")
+    assert result.code == 0, result.stderr
+    assert {name: snapshot(path) for name, path in box.baked.items()} == before
+    assert installed_version(box, "megatron-core") == "0.1.0"
+    megatron = str(box.baked["megatron"])
+    plan = [line for line in result.stderr.splitlines()
+            if line.startswith("[dry-run] + ") and megatron in line]
+    order = ["reset --hard HEAD", "clean -fd", "fetch", "checkout -f --detach", "apply --check",
+             "-m pip install -e"]
+    positions = [next(i for i, line in enumerate(plan) if step in line) for step in order]
+    assert positions == sorted(positions)
+    report = json.loads(result.outputs["report"])
+    assert report["dry_run"] is True
+    assert {dep["state"] for dep in report["dependencies"].values()} == {"planned"}
+
+
+@pytest.mark.parametrize(("files", "state"), [
+    ({ROCM: PATCHED}, "already-present"),
+], ids=["patch-committed-upstream"])
+def test_patch_already_present(cli, box, files: dict[str, str], state: str) -> None:  # type: ignore[no-untyped-def]
+    add_pull_request(box, "megatron", 300, files)
+    result = install(cli, box, overrides(megatron="refs/pull/300/head"))
+    assert result.code == 0, result.stderr
+    assert json.loads(result.outputs["patches"])["megatron"] == {
+        "docker/amd_patch/latest/megatron.patch": state}
+    assert git(box.baked["megatron"], "status", "--porcelain") == ""
+
+
+def test_patch_missing_target_fails_and_names_the_file(cli, box) -> None:  # type: ignore[no-untyped-def]
+    add_pull_request(box, "megatron", 301, {ROCM: None})
+    result = install(cli, box, overrides(megatron="refs/pull/301/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"]) == ("failed", "patch")
+    assert report["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == "missing-target"
+    assert "it modifies megatron/rocm.py, which does not exist at this commit" in result.stderr
+    assert 'on-missing-target = \\"skip\\"' in result.stderr or \
+        'on-missing-target = "skip"' in result.stderr
+    assert installed_version(box, "megatron-core") == "0.1.0"  # pip never ran
+
+
+def test_patch_missing_target_can_be_skipped(cli, box, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    add_pull_request(box, "megatron", 302, {ROCM: None})
+    box.config.write_text(box.config.read_text().replace(
+        "[dependencies.megatron]\n", '[dependencies.megatron]\non-missing-target = "skip"\n'))
+    result = install(cli, box, overrides(megatron="refs/pull/302/head"))
+    assert result.code == 0, result.stderr
+    assert json.loads(result.outputs["patches"])["megatron"] == {
+        "docker/amd_patch/latest/megatron.patch": "missing-target"}
+    assert "tolerated: on-missing-target = skip" in result.stderr
+    assert installed_version(box, "megatron-core") == "0.2.0"
+
+
+def test_patch_ambiguous_fails(cli, box) -> None:  # type: ignore[no-untyped-def]
+    both = ORIGINAL + PATCHED  # the pre-image and the post-image both occur
+    add_pull_request(box, "megatron", 303, {ROCM: both})
+    result = install(cli, box, overrides(megatron="refs/pull/303/head"))
+    assert result.code == 1
+    assert json.loads(result.outputs["patches"])["megatron"] == {
+        "docker/amd_patch/latest/megatron.patch": "ambiguous"}
+    assert "both applies and reverse-applies" in result.stderr
+    assert (box.baked["megatron"] / ROCM).read_text() == both  # nothing applied
+
+
+def test_patch_incompatible_fails_closed_with_hunks_and_digest(cli, box) -> None:  # type: ignore[no-untyped-def]
+    add_pull_request(box, "megatron", 304, {ROCM: ORIGINAL.replace('"cuda"', '"xpu"')})
+    result = install(cli, box, overrides(megatron="refs/pull/304/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    patch = report["patches"]["docker/amd_patch/latest/megatron.patch"]
+    assert patch["state"] == "incompatible"
+    digest = patch["sha256"]
+    assert len(digest) == 64 and f"sha256 {digest}" in result.stderr
+    assert "neither applies nor is already present" in result.stderr
+    assert "patch failed: megatron/rocm.py:3" in result.stderr  # the rejected hunk
+    assert "while searching for:%0AThe ROCm patch switches" in result.stderr
+    assert "Rejected hunks" in result.stderr
+    assert installed_version(box, "megatron-core") == "0.1.0"
+
+
+def test_missing_ref_fails_once_with_the_fix(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("time.sleep")
+    result = install(cli, box, overrides(megatron="refs/pull/9999/head"))
+    assert result.code == 1
+    assert len(echoed(result, "fetch")) == 1
+    sleep.assert_not_called()
+    assert "couldn't find remote ref refs/pull/9999/head" in result.stderr
+    assert "does that pull request, branch or commit exist in radixark/Megatron-LM?" in result.stderr
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron"]["failed_step"] == "fetch"
+
+
+def test_other_dependency_still_reported_after_a_failure(cli, box) -> None:  # type: ignore[no-untyped-def]
+    result = install(cli, box, overrides(megatron="refs/pull/9999/head", sglang="refs/pull/101/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])
+    assert report["dependencies"]["megatron"]["state"] == "failed"
+    assert report["dependencies"]["sglang"]["state"] == "installed"
+    assert report["workspace"] == "skipped (a dependency failed)"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("missing", "does not exist; the container image is expected to have a clone"),
+    ("not-git", "is not the top of a git work tree"),
+], ids=["missing-path", "not-a-repository"])
+def test_bad_dependency_path(cli, box, tmp_path: Path, change: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "elsewhere"
+    if change == "not-git":
+        target.mkdir()
+    box.config.write_text(box.config.read_text().replace(str(box.baked["megatron"]), str(target)))
+    result = install(cli, box, overrides(megatron="main"))
+    assert result.code == 1
+    assert message in result.stderr
+    assert "dependencies.megatron.path" in result.stderr
+
+
+def test_missing_patch_file_in_workspace(cli, box) -> None:  # type: ignore[no-untyped-def]
+    (box.workspace / "docker/amd_patch/latest/megatron.patch").unlink()
+    result = install(cli, box, overrides(megatron="main"))
+    assert result.code == 1
+    assert "patch docker/amd_patch/latest/megatron.patch not found in the workspace" in result.stderr
+
+
+def test_pip_failure_is_reported(cli, box) -> None:  # type: ignore[no-untyped-def]
+    add_pull_request(box, "sglang", 305, {"python/pyproject.toml": "this is [not toml"})
+    result = install(cli, box, overrides(sglang="refs/pull/305/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["sglang"]
+    assert report["failed_step"] == "pip"
+    assert "`pip install -e" in result.stderr and "failed with exit code" in result.stderr
+
+
+def test_workspace_reinstall_after_dependencies(cli, box) -> None:  # type: ignore[no-untyped-def]
+    box.config.write_text(box.config.read_text().replace("workspace-install = false",
+                                                          "workspace-install = true"))
+    sandbox.Builder(sandbox_runner(), {}).write_package(
+        box.workspace, sandbox.PackageSpec("miles", "miles", "miles", ".", 0), "1.0")
+    result = install(cli, box, overrides(sglang="main"))
+    assert result.code == 0, result.stderr
+    assert json.loads(result.outputs["report"])["workspace"] == "installed"
+    assert installed_version(box, "miles") == "1.0"
+    pip_lines = [line for line in result.stderr.splitlines() if "-m pip install -e" in line]
+    assert pip_lines[-1].endswith(f"-m pip install -e {box.workspace} --no-deps")
+
+
+def test_nothing_named_is_a_no_op(cli, box) -> None:  # type: ignore[no-untyped-def]
+    before = {name: snapshot(path) for name, path in box.baked.items()}
+    result = install(cli, box, "{}")
+    assert result.code == 0
+    assert {name: snapshot(path) for name, path in box.baked.items()} == before
+    assert "No dependency is named" in result.summary
+
+
+@pytest.mark.parametrize(("document", "message"), [
+    ("not json", "not valid JSON"),
+    ('{"vllm": {"ref": "main"}}', "`vllm` is not a configured dependency"),
+    ('{"megatron": {"ref": "--upload-pack=x"}}', "starts with '-'"),
+    ('{"megatron": {"ref": "main", "sha": "abc"}}', "sha must be a full lowercase hex SHA"),
+    ('{"megatron": "main"}', "needs an object with a string `ref`"),
+], ids=["not-json", "unknown-dependency", "option-injection", "short-sha", "not-an-object"])
+def test_bad_overrides_are_usage_errors(cli, box, document: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    result = install(cli, box, document)
+    assert result.code == 2
+    assert message in result.stderr
+
+
+def test_install_without_overrides_resolves_the_event(cli, box) -> None:  # type: ignore[no-untyped-def]
+    event = box.event("- ci-sglang-pr: #101\n")
+    result = cli("install", "--config", str(box.config), "--workspace", str(box.workspace),
+                 "--python", box.python, "--event-name", "pull_request", "--event-path", str(event))
+    assert result.code == 0, result.stderr
+    assert installed_version(box, "sglang") == "0.3.0.dev101"
+    assert "### rocm-deps resolve" in result.summary and "### rocm-deps install" in result.summary
+
+
+def test_install_without_overrides_fails_on_invalid_directive(cli, box) -> None:  # type: ignore[no-untyped-def]
+    event = box.event("ci-sglang-pr: 101\n")
+    result = cli("install", "--config", str(box.config), "--workspace", str(box.workspace),
+                 "--python", box.python, "--event-name", "pull_request", "--event-path", str(event))
+    assert result.code == 1
+    assert "did you mean `#101`" in result.stderr
+    assert installed_version(box, "sglang") == "0.1.0"
+
+
+def test_stale_index_lock_is_removed(cli, box) -> None:  # type: ignore[no-untyped-def]
+    (box.baked["sglang"] / ".git" / "index.lock").write_text("")
+    result = install(cli, box, overrides(sglang="main"))
+    assert result.code == 0, result.stderr
+    assert "removing stale" in result.stderr
+    assert installed_version(box, "sglang") == "0.2.0"
