@@ -193,7 +193,7 @@ def test_patch_incompatible_fails_closed_with_hunks_and_digest(cli, box) -> None
 
 
 def test_missing_ref_fails_once_with_the_fix(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
-    sleep = mocker.patch("time.sleep")
+    sleep = mocker.patch("rocm_deps.git.sleep")
     result = install(cli, box, overrides(megatron="refs/pull/9999/head"))
     assert result.code == 1
     assert len(echoed(result, "fetch")) == 1

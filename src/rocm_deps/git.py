@@ -9,7 +9,7 @@ booleans; actions raise `GitError`. Only network operations are retried.
 from __future__ import annotations
 
 import random
-import time
+from time import sleep
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +160,7 @@ class Git:
             delay = random.uniform(retry.min_seconds, retry.max_seconds)  # noqa: S311
             self.runner.info(f"attempt {attempt} of {retry.attempts} failed (looks transient); "
                              f"retrying in {delay:.0f} s")
-            time.sleep(delay)
+            sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
 

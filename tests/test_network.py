@@ -1,0 +1,97 @@
+"""Fetch retries and cancellation against a real git transport on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rocm_deps import sandbox
+from tests.conftest import git, installed_version, overrides
+from tests.gitserver import Proxy, git_daemon
+
+
+def serve_through(box: sandbox.Sandbox, name: str, proxy: Proxy) -> None:
+    git(box.baked[name], "remote", "set-url", "origin", f"git://127.0.0.1:{proxy.port}/{name}")
+
+
+def install_argv(box: sandbox.Sandbox, document: str) -> list[str]:
+    return ["install", "--config", str(box.config), "--overrides", document,
+            "--workspace", str(box.workspace), "--python", box.python]
+
+
+def test_transient_failures_are_retried_until_attempt_3(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("rocm_deps.git.sleep")
+    with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=2) as proxy:
+        serve_through(box, "megatron", proxy)
+        result = cli(*install_argv(box, overrides(megatron="refs/pull/202/head")))
+        assert proxy.connections == 3
+    assert result.code == 0, result.stderr
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron"]["fetch_attempts"] == 3
+    assert sleep.call_count == 2
+    assert result.stderr.count("looks transient); retrying in") == 2
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
+    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+
+
+def test_transient_failures_give_up_after_configured_attempts(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("rocm_deps.git.sleep")
+    box.config.write_text(box.config.read_text() + "fetch-attempts = 2\n")
+    with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=10) as proxy:
+        serve_through(box, "megatron", proxy)
+        result = cli(*install_argv(box, overrides(megatron="refs/pull/202/head")))
+        assert proxy.connections == 2
+    assert result.code == 1
+    assert sleep.call_count == 1
+    assert "(attempt 2 of 2: gave up)" in result.stderr
+    assert "check the network and the remote's URL" in result.stderr
+
+
+def test_missing_ref_is_permanent_one_attempt(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("rocm_deps.git.sleep")
+    with git_daemon(box.root / "origins") as port, Proxy(port) as proxy:
+        serve_through(box, "megatron", proxy)
+        result = cli(*install_argv(box, overrides(megatron="refs/pull/404/head")))
+        assert proxy.connections == 1
+    assert result.code == 1
+    sleep.assert_not_called()
+    assert "couldn't find remote ref refs/pull/404/head" in result.stderr
+    assert "(attempt 1 of 3: a permanent failure, not retried)" in result.stderr
+
+
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in command:
+            found.append(f"{entry.name}: {command}")
+    return found
+
+
+def test_sigterm_during_slow_fetch_exits_130_and_leaves_no_child(box) -> None:  # type: ignore[no-untyped-def]
+    log = box.root / "stderr.log"
+    with git_daemon(box.root / "origins") as port, Proxy(port, stall=True) as proxy:
+        serve_through(box, "megatron", proxy)
+        with log.open("w") as stderr:
+            tool = subprocess.Popen(
+                [sys.executable, "-m", "rocm_deps",
+                 *install_argv(box, overrides(megatron="refs/pull/202/head"))],
+                stdout=subprocess.DEVNULL, stderr=stderr)
+        deadline = time.monotonic() + 30
+        while proxy.connections == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proxy.connections == 1, log.read_text()
+        assert processes_mentioning(f"{box.baked['megatron']} -c protocol.version=2 fetch")
+        tool.send_signal(signal.SIGTERM)
+        assert tool.wait(timeout=30) == 130
+    assert processes_mentioning(str(box.baked["megatron"])) == []
+    assert "received SIGTERM; stopped" in log.read_text()
