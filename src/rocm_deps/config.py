@@ -74,10 +74,20 @@ class InstallConfig:
 
 
 @dataclass(frozen=True)
+class ApiConfig:
+    timeout_seconds: int = 10
+    attempts: int = 3
+    backoff_seconds: float = 2.0
+    # A primary rate limit can reset an hour away; never sleep that long in a CI job.
+    max_rate_limit_wait_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
 class Config:
     dependencies: tuple[DependencyConfig, ...]
     install: InstallConfig
     lock_file: str | None = None
+    api: ApiConfig = ApiConfig()
     source: str = "built-in defaults"
 
     def dependency(self, name: str) -> DependencyConfig:
@@ -112,7 +122,13 @@ _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "retry-min-seconds": ((int, float), "a number >= 0"),
     "retry-max-seconds": ((int, float), "a number >= 0"),
 }
-_TOP_LEVEL = {"dependencies", "install", "lock-file"}
+_API_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "timeout-seconds": (int, "an integer >= 1"),
+    "attempts": (int, "an integer >= 1"),
+    "backoff-seconds": ((int, float), "a number >= 0"),
+    "max-rate-limit-wait-seconds": ((int, float), "a number >= 0"),
+}
+_TOP_LEVEL = {"dependencies", "install", "lock-file", "api"}
 
 
 def load_config(path: str | Path | None) -> Config:
@@ -154,7 +170,10 @@ def build_config(document: Mapping[str, Any], *, source: str) -> Config:
     lock_file = merged.get("lock-file")
     if lock_file is not None and not isinstance(lock_file, str):
         raise fail("lock-file", f"expected a string (path of a JSON file), got {_kind(lock_file)}")
-    return Config(dependencies, install, lock_file or None, source)
+    api_table = merged.get("api", {})
+    if not isinstance(api_table, dict):
+        raise fail("api", "expected a table")
+    return Config(dependencies, install, lock_file or None, _api(api_table, fail), source)
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,6 +271,25 @@ def _install(table: Mapping[str, Any], fail: Any) -> InstallConfig:
         retry_min_seconds=low,
         retry_max_seconds=high,
     )
+
+
+def _api(table: Mapping[str, Any], fail: Any) -> ApiConfig:
+    unknown = sorted(set(table) - set(_API_FIELDS))
+    if unknown:
+        raise fail(f"api.{unknown[0]}",
+                   f"unknown key; expected one of {', '.join(sorted(_API_FIELDS))}")
+    values = {key: _typed(table, key, *_API_FIELDS[key], "api", fail) for key in table}
+    defaults = ApiConfig()
+    api = ApiConfig(
+        timeout_seconds=values.get("timeout-seconds", defaults.timeout_seconds),
+        attempts=values.get("attempts", defaults.attempts),
+        backoff_seconds=float(values.get("backoff-seconds", defaults.backoff_seconds)),
+        max_rate_limit_wait_seconds=float(values.get("max-rate-limit-wait-seconds",
+                                                     defaults.max_rate_limit_wait_seconds)))
+    if api.timeout_seconds < 1 or api.attempts < 1 or api.backoff_seconds < 0 \
+            or api.max_rate_limit_wait_seconds < 0:
+        raise fail("api", "timeout-seconds and attempts must be >= 1, the others >= 0")
+    return api
 
 
 def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Any) -> None:

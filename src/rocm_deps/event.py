@@ -5,6 +5,7 @@ Pure: a parsed event payload in, an `EventContext` out.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ class EventContext:
     pr_number: int | None = None
     author_association: str | None = None
     dispatch_inputs: Mapping[str, str] = field(default_factory=dict)
+    repository: str | None = None  # owner/repo of the repository the event belongs to
 
     @property
     def privileged(self) -> bool:
@@ -46,6 +48,12 @@ def read_event(path: Path | None) -> Mapping[str, Any]:
 
 
 def event_context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
+    context = _context(event_name, payload)
+    repository = _text(_mapping(payload.get("repository")).get("full_name"))
+    return dataclasses.replace(context, repository=repository)
+
+
+def _context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
     if event_name in ("pull_request", "pull_request_target"):
         pull = _mapping(payload.get("pull_request"))
         return EventContext(event_name, _text(pull.get("body")), _number(pull.get("number")),

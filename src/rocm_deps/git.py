@@ -9,10 +9,10 @@ booleans; actions raise `GitError`. Only network operations are retried.
 from __future__ import annotations
 
 import random
-from time import sleep
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from time import sleep
 
 from rocm_deps import process
 from rocm_deps.process import Result

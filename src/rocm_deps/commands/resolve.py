@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ def resolve(settings: ResolveSettings, runner: Runner) -> ResolveReport:
     config = settings.config
     context = event_context(settings.event_name, read_event(settings.event_path))
     report = ResolveReport()
-    body = _body(settings, context, report, runner)
+    context, body = _body(settings, context, report, runner)
     parsed = parse_body(body, config.dependencies)
     for finding in parsed.findings:
         (report.errors if finding.level == "error" else report.warnings).append(finding)
@@ -105,7 +106,7 @@ def resolve(settings: ResolveSettings, runner: Runner) -> ResolveReport:
     if settings.token and not report.errors:
         from rocm_deps import github_api  # PyGithub is imported only when a token is given
 
-        github_api.pin_overrides(settings, context, config, report, runner)
+        github_api.pin_overrides(settings, config, report, runner)
     for override in report.overrides.values():
         if override.kind == "short-commit" and override.sha is None:
             report.errors.append(Finding("error", _short_sha_message(override), override.line or 0))
@@ -113,24 +114,28 @@ def resolve(settings: ResolveSettings, runner: Runner) -> ResolveReport:
 
 
 def _body(settings: ResolveSettings, context: EventContext, report: ResolveReport,
-          runner: Runner) -> str | None:
+          runner: Runner) -> tuple[EventContext, str | None]:
+    """The PR body to parse, and the context updated with what the API said of the PR."""
     if settings.body_file is not None:
         report.body_origin = f"file {settings.body_file}"
         try:
-            return settings.body_file.read_text(encoding="utf-8")
+            return context, settings.body_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"cannot read --body-file {settings.body_file}: {error}") from None
     if settings.body_source == "api" and context.pr_number is not None:
         if not settings.token:
             raise UsageError("body-source `api` needs a token: set the `github-token` input "
                              "(CLI: --github-token-env VAR)")
-        from rocm_deps import github_api
+        from rocm_deps import github_api  # PyGithub is imported only when a token is given
 
-        report.body_origin = f"pull request #{context.pr_number} (read from the API)"
-        return github_api.read_body(settings, context, runner)
+        pull = github_api.read_pull(settings, context)
+        report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
+                              f"read from the API (the current description)")
+        association = pull.author_association or context.author_association
+        return dataclasses.replace(context, author_association=association), pull.body
     if context.pr_number is not None:
         report.body_origin = f"pull request #{context.pr_number} (event payload)"
-    return context.body
+    return context, context.body
 
 
 def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,

@@ -1,0 +1,144 @@
+"""A real HTTP server on 127.0.0.1 that answers the few GitHub REST endpoints rocm-deps uses.
+
+Responses are shaped like GitHub's (fields trimmed to what matters); every request is
+counted; faults can be injected: a status for the first k requests, a hang longer than the
+client's timeout, a primary rate limit that resets an hour from now.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PREFIX = "/api/v3"
+
+
+@dataclass
+class Repository:
+    full_name: str
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    branches: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    commits: list[str] = field(default_factory=list)
+
+    def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
+                 body: str | None = None, base: str = "main", author: str = "MEMBER") -> None:
+        owner = self.full_name.split("/")[0]
+        self.pulls[number] = {
+            "url": f"https://api.github.com/repos/{self.full_name}/pulls/{number}",
+            "html_url": f"https://github.com/{self.full_name}/pull/{number}",
+            "number": number, "state": state, "merged": merged,
+            "merged_at": "2026-11-01T10:00:00Z" if merged else None,
+            "title": f"Change {number}", "body": body, "user": {"login": "author"},
+            "author_association": author,
+            "head": {"label": f"{owner}:feature-{number}", "ref": f"feature-{number}",
+                     "sha": head_sha, "repo": {"full_name": self.full_name}},
+            "base": {"label": f"{owner}:{base}", "ref": base, "sha": "0" * 40,
+                     "repo": {"full_name": self.full_name}},
+        }
+        self.commits.append(head_sha)
+
+    def resolve(self, ref: str) -> tuple[int, dict[str, Any]]:
+        name = ref.removeprefix("heads/")
+        if name in self.branches:
+            return 200, self._commit(self.branches[name])
+        if ref.startswith("tags/") and ref[5:] in self.tags:
+            return 200, self._commit(self.tags[ref[5:]])
+        matches = sorted({sha for sha in self.commits if sha.startswith(ref.lower())})
+        if len(ref) >= 4 and len(matches) == 1:
+            return 200, self._commit(matches[0])
+        return 422, {"message": f"No commit found for SHA: {ref}",
+                     "documentation_url": "https://docs.github.com/rest/commits/commits"}
+
+    def _commit(self, sha: str) -> dict[str, Any]:
+        return {"sha": sha, "url": f"https://api.github.com/repos/{self.full_name}/commits/{sha}",
+                "html_url": f"https://github.com/{self.full_name}/commit/{sha}",
+                "commit": {"message": "a commit", "tree": {"sha": "1" * 40}}, "parents": []}
+
+
+class FakeGitHub:
+    def __init__(self) -> None:
+        self.repositories: dict[str, Repository] = {}
+        self.requests: list[str] = []
+        self.authorizations: list[str] = []
+        self.fail_first = 0
+        self.fail_status = 502
+        self.hang_seconds = 0.0
+        self.rate_limited = False
+        self.release = threading.Event()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{PREFIX}"
+
+    def repository(self, full_name: str) -> Repository:
+        return self.repositories.setdefault(full_name.lower(), Repository(full_name))
+
+    def __enter__(self) -> FakeGitHub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                fake.requests.append(urllib.parse.urlsplit(self.path).path)
+                fake.authorizations.append(self.headers.get("Authorization", ""))
+                status, payload, headers = fake.answer(self.path, len(fake.requests))
+                if status == 0:
+                    fake.release.wait(fake.hang_seconds)  # hang past the client's timeout
+                    return
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+        return Handler
+
+    def answer(self, path: str, count: int) -> tuple[int, Any, dict[str, str]]:
+        if self.hang_seconds:
+            return 0, None, {}
+        if count <= self.fail_first:
+            return self.fail_status, {"message": "Server Error"}, {}
+        if self.rate_limited:
+            reset = str(int(time.time()) + 3600)
+            return 403, {"message": "API rate limit exceeded for installation ID 1.",
+                         "documentation_url": "https://docs.github.com/rest/rate-limit"}, {
+                "X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": reset, "X-RateLimit-Resource": "core"}
+        parts = urllib.parse.urlsplit(path).path.removeprefix(PREFIX).strip("/").split("/", 4)
+        not_found = (404, {"message": "Not Found",
+                           "documentation_url": "https://docs.github.com/rest"}, {})
+        if len(parts) < 5 or parts[0] != "repos":
+            return not_found
+        repository = self.repositories.get(f"{parts[1]}/{parts[2]}".lower())
+        if repository is None:
+            return not_found
+        kind, rest = parts[3], urllib.parse.unquote(parts[4])
+        if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
+            return 200, repository.pulls[int(rest)], {}
+        if kind == "commits":
+            status, payload = repository.resolve(rest)
+            return status, payload, {}
+        return not_found

@@ -1,0 +1,175 @@
+"""resolve with a token: PyGithub against a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CliResult
+from tests.fake_github import FakeGitHub
+
+TOKEN = "ghp_rocmdepsTESTtoken0123456789abcdef"
+PR_HEAD = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+MAIN_TIP = "ffeeddccbbaa99887766554433221100ffeeddcc"
+LONG_SHA = "abc1234def5678901234567890abcdef12345678"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        sglang = fake.repository("sgl-project/sglang")
+        sglang.add_pull(30421, PR_HEAD)
+        sglang.add_pull(29000, "9" * 40, state="closed", merged=True)
+        sglang.branches["main"] = MAIN_TIP
+        megatron = fake.repository("radixark/Megatron-LM")
+        megatron.commits.append(LONG_SHA)
+        megatron.branches["rocm"] = LONG_SHA
+        fake.repository("radixark/miles").add_pull(
+            7, "7" * 40, body="Edited after the run started:\n- ci-sglang-pr: #30421\n")
+        yield fake
+
+
+def resolve_with_token(cli, tmp_path: Path, github: FakeGitHub, body: str,  # type: ignore[no-untyped-def]
+                       *extra: str, config: str = "") -> CliResult:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "body": body,
+                                                  "author_association": "MEMBER"},
+                                 "repository": {"full_name": "radixark/miles"}}))
+    config_path = tmp_path / "api.toml"
+    config_path.write_text("[api]\ntimeout-seconds = 1\nbackoff-seconds = 0.5\n" + config)
+    return cli("resolve", "--event-name", "pull_request", "--event-path", str(event),
+               "--config", str(config_path), "--github-token-env", "TEST_GITHUB_TOKEN",
+               "--format", "json", *extra,
+               env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+
+
+def test_pr_is_pinned_to_head_sha_with_one_request(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+    assert result.code == 0, result.stderr
+    assert result.outputs["sglang_sha"] == PR_HEAD
+    assert result.outputs["sglang_ref"] == "refs/pull/30421/head"
+    assert json.loads(result.outputs["overrides"])["sglang"]["sha"] == PR_HEAD
+    assert github.requests == ["/api/v3/repos/sgl-project/sglang/pulls/30421"]
+    assert github.authorizations == [f"token {TOKEN}"] or github.authorizations == [
+        f"Bearer {TOKEN}"]
+    assert "feature-30421 into main" in result.summary
+
+
+def test_branch_and_short_sha_are_pinned_with_one_request_each(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github,
+                                "ci-sglang-pr: main\nci-megatron-pr: abc1234")
+    assert result.code == 0, result.stderr
+    assert result.outputs["sglang_sha"] == MAIN_TIP
+    assert (result.outputs["megatron_ref"], result.outputs["megatron_sha"]) == (LONG_SHA, LONG_SHA)
+    assert sorted(github.requests) == ["/api/v3/repos/radixark/Megatron-LM/commits/abc1234",
+                                       "/api/v3/repos/sgl-project/sglang/commits/main"]
+
+
+def test_full_sha_is_checked_to_exist(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, f"ci-megatron-pr: {'e' * 40}")
+    assert result.code == 1
+    assert f"`{'e' * 40}` in radixark/Megatron-LM: no single commit matches" in result.stderr
+    assert len(github.requests) == 1
+
+
+def test_missing_pr_fails_naming_repository_and_value(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, "- ci-sglang-pr: #404")
+    assert result.code == 1
+    assert ("line 1: sglang `#404` (body): pull request #404 of sgl-project/sglang does not "
+            "exist (HTTP 404") in result.stderr
+    assert json.loads(result.stdout)["errors"][0]["line"] == 1
+    assert set(result.outputs) == {"report"}
+
+
+def test_merged_pr_warns_in_annotation_and_summary(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #29000")
+    assert result.code == 0, result.stderr
+    assert "::warning" in result.stderr and "#29000 (sgl-project:feature-29000 into main) is merged" \
+        in result.stderr
+    assert "is merged; testing its head 9999" in result.summary
+    assert result.outputs["sglang_sha"] == "9" * 40
+
+
+def test_server_errors_then_success(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("time.sleep")
+    github.fail_first = 2
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+    assert result.code == 0, result.stderr
+    assert len(github.requests) == 3
+    assert result.outputs["sglang_sha"] == PR_HEAD
+    assert sleep.call_count >= 1
+
+
+def test_server_errors_forever_are_bounded(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+    mocker.patch("time.sleep")
+    github.fail_first = 10**6
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421",
+                                config="attempts = 4\n")
+    assert result.code == 1
+    assert len(github.requests) == 4
+    assert "did not answer while reading pull request #30421 of sgl-project/sglang" in result.stderr
+    assert "4 attempt(s)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_hanging_server_times_out_with_bounded_attempts(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+    mocker.patch("time.sleep")
+    github.hang_seconds = 30
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: main", config="attempts = 2\n")
+    assert result.code == 1
+    assert len(github.requests) == 2
+    assert "did not answer" in result.stderr and "timed out after 1 s" in result.stderr
+
+
+def test_rate_limit_an_hour_away_fails_without_sleeping(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+    sleep = mocker.patch("time.sleep")
+    github.rate_limited = True
+    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+    assert result.code == 1
+    assert "rate limit is exhausted" in result.stderr
+    assert "UTC (in 60 minutes)" in result.stderr
+    assert all(call.args[0] < 120 for call in sleep.call_args_list)
+    assert len(github.requests) == 1
+
+
+def test_body_source_api_reads_the_live_body(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, "The body as it was when the run began.",
+                                "--body-source", "api")
+    assert result.code == 0, result.stderr
+    assert result.outputs["sglang_ref"] == "refs/pull/30421/head"
+    assert result.outputs["sglang_sha"] == PR_HEAD
+    assert "read from the API" in result.summary
+    assert github.requests[0] == "/api/v3/repos/radixark/miles/pulls/7"
+
+
+def test_body_source_api_without_token_is_a_usage_error(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "body": ""},
+                                 "repository": {"full_name": "radixark/miles"}}))
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", str(event),
+                 "--body-source", "api")
+    assert result.code == 2 and "needs a token" in result.stderr
+
+
+def test_token_never_appears_in_outputs(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
+    result = resolve_with_token(cli, tmp_path, github, "", "--body-source", "api")
+    assert result.code == 0 and result.outputs["sglang_sha"] == PR_HEAD
+    assert TOKEN not in result.stdout
+    assert TOKEN not in json.dumps(result.outputs)
+    assert TOKEN not in result.outputs["report"]
+    assert TOKEN not in result.summary
+    # stderr carries it exactly once: in the `::add-mask::` command the runner consumes first.
+    lines_with_token = [line for line in result.stderr.splitlines() if TOKEN in line]
+    assert lines_with_token == [f"::add-mask::{TOKEN}"]
+    assert result.stderr.splitlines()[0] == f"::add-mask::{TOKEN}"
+
+
+def test_without_token_short_sha_is_an_error_that_explains(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    body = tmp_path / "body.md"
+    body.write_text("ci-megatron-pr: abc1234\n")
+    result = cli("resolve", "--body-file", str(body))
+    assert result.code == 1
+    assert "give the full 40-digit SHA" in result.stderr and "github-token" in result.stderr
