@@ -6,25 +6,18 @@ expected type, because a typo in a config key must never be silently ignored.
 
 from __future__ import annotations
 
-import sys
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from rocm_deps.errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on 3.10 images
-    import tomli as tomllib
-
-DEPENDENCY_NAME = regex.compile(r"[a-z][a-z0-9_]{0,31}")
-DIRECTIVE_KEY = regex.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
-INPUT_NAME = regex.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+DIRECTIVE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 BUILTIN_DEFAULTS: dict[str, Any] = {
     "dependencies": {
@@ -135,6 +128,13 @@ def load_config(path: str | Path | None) -> Config:
     """Built-in defaults, overridden by the TOML file at `path` when one is given."""
     if path is None:
         return build_config({}, source="built-in defaults")
+    import sys
+
+    # Imported here: most runs use the built-in defaults and never parse TOML.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised only on 3.10 images
+        import tomli as tomllib
     source = str(path)
     try:
         with open(path, "rb") as handle:

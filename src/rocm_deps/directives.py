@@ -1,7 +1,10 @@
 """The directive grammar of DESIGN §3: which lines of a PR body name a dependency ref.
 
 Pure and linear in the body size: one pass over the lines, each line matched by anchored,
-length-bounded patterns (the `regex` timeout is a second line of defence). What Markdown
+length-bounded patterns. Lines that are not ASCII go to the `regex` module (Unicode
+properties, case folding, and a timeout as a second line of defence); ASCII lines, nearly all
+of a real body, use the same pattern sources compiled by stdlib `re`, because importing
+`regex` costs more than parsing a typical body (see benchmarks/resolve_bench.py). What Markdown
 shows as code (fenced or indented) or hides (HTML comments) is never a directive: authors
 put examples there. Anything that *looks* like a directive but is not honoured produces a
 warning or an error, so an author never believes a dependency was tested when it was not.
@@ -9,14 +12,20 @@ warning or an error, so an author never believes a dependency was tested when it
 
 from __future__ import annotations
 
-import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import regex
+from typing import Any
 
 from rocm_deps.config import DependencyConfig
-from rocm_deps.refs import INVISIBLE, RefSpec, ValueProblem, classify, describe_character
+from rocm_deps.refs import (
+    RefSpec,
+    ValueProblem,
+    classify,
+    find_invisible,
+    remove_invisible,
+    show_invisible,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 REGEX_TIMEOUT_SECONDS = 5.0
@@ -24,16 +33,37 @@ QUOTE_LIMIT = 160
 
 # A directive line: up to 3 spaces, any mix of list/quote markers each followed by
 # whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
-_DIRECTIVE_LINE = regex.compile(
-    r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
-    r"(?P<key>[^\s:`*]{1,100})[ \t]*:(?P<rest>.*)"
-)
-_UNKNOWN_KEY = regex.compile(r"ci-(?P<word>.{1,64})-pr", flags=regex.IGNORECASE)
-_BACKTICKED = regex.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
-_BARE = regex.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
-_FENCE_PREFIX = regex.compile(r"(?:[ ]{0,3}(?:>[ \t]?|[-*+][ \t]+|[0-9]{1,9}[.)][ \t]+))*")
-_FENCE_OPEN = regex.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-_INLINE_CODE = regex.compile(r"`[^`]*`")
+_DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
+                   r"(?P<key>[^\s:`*]{1,100})[ \t]*:(?P<rest>.*)")
+_UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
+# Something that reads like a directive key followed by ':' or '=' anywhere on a line.
+_MENTION = r"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s]*[:=])"
+
+# Patterns without Unicode-dependent classes: stdlib `re` serves every line.
+_BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
+_BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
+_FENCE_PREFIX = re.compile(r"(?:[ ]{0,3}(?:>[ \t]?|[-*+][ \t]+|[0-9]{1,9}[.)][ \t]+))*")
+_FENCE_OPEN = re.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_INLINE_CODE = re.compile(r"`[^`]*`")
+
+
+class _Engine:
+    """The Unicode-sensitive patterns (\\s, \\w, case folding) compiled by one regex engine."""
+
+    def __init__(self, module: Any, keys: str, options: dict[str, float]) -> None:
+        self.directive_line = module.compile(_DIRECTIVE_LINE)
+        self.unknown_key = module.compile(_UNKNOWN_KEY, module.IGNORECASE)
+        self.mention = module.compile(_MENTION.format(keys=keys), module.IGNORECASE)
+        self.options = options  # `timeout=` for the regex module; nothing for `re`
+
+    def directive(self, line: str) -> Any:
+        return self.directive_line.fullmatch(line, **self.options)
+
+    def unknown(self, key: str) -> Any:
+        return self.unknown_key.fullmatch(key, **self.options)
+
+    def mentions(self, line: str) -> bool:
+        return self.mention.search(line, **self.options) is not None
 
 
 @dataclass(frozen=True)
@@ -77,7 +107,7 @@ def normalise(body: str | None) -> str:
 
 def quote(line: str) -> str:
     """A line as it appears in a message: invisible characters made visible, length bounded."""
-    shown = INVISIBLE.sub(lambda match: f"<U+{ord(match.group()):04X}>", line.strip())
+    shown = show_invisible(line.strip())
     return shown if len(shown) <= QUOTE_LIMIT else shown[: QUOTE_LIMIT - 1] + "…"
 
 
@@ -97,12 +127,18 @@ class _Parser:
         self.names = [dependency.name for dependency in dependencies]
         self.directives: dict[str, Directive] = {}
         self.findings: list[Finding] = []
-        keys = "|".join(regex.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
-        # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
-        self.mention = regex.compile(
-            rf"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s]*[:=])",
-            flags=regex.IGNORECASE,
-        )
+        self.keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
+        self.ascii = _Engine(re, self.keys, {})
+        self._unicode: _Engine | None = None
+
+    def engine(self, text: str) -> _Engine:
+        if text.isascii():
+            return self.ascii
+        if self._unicode is None:
+            import regex
+
+            self._unicode = _Engine(regex, self.keys, {"timeout": REGEX_TIMEOUT_SECONDS})
+        return self._unicode
 
     def parse(self, text: str) -> ParsedBody:
         fence: _Fence | None = None
@@ -131,17 +167,17 @@ class _Parser:
                           "this line is indented 4 or more spaces, so Markdown shows it as code "
                           "and it is not a directive; remove the indentation to make it one")
             return
-        invisible = INVISIBLE.search(line)
+        invisible = find_invisible(line)
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
-            cleaned = INVISIBLE.sub("", line)
-            cleaned_match = _DIRECTIVE_LINE.fullmatch(cleaned, timeout=REGEX_TIMEOUT_SECONDS)
+            cleaned = remove_invisible(line)
+            cleaned_match = self.engine(cleaned).directive(cleaned)
             if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
                 self._add("error", number, line,
-                          f"the line contains the invisible character "
-                          f"{describe_character(invisible.group())}; retype the line without it")
+                          f"the line contains the invisible character {invisible}; retype the "
+                          f"line without it")
                 return
-        match = _DIRECTIVE_LINE.fullmatch(line, timeout=REGEX_TIMEOUT_SECONDS)
+        match = self.engine(line).directive(line)
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, line, match)
             return
@@ -153,14 +189,14 @@ class _Parser:
 
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
-        return folded in self.by_key or _UNKNOWN_KEY.fullmatch(folded) is not None
+        return folded in self.by_key or self.engine(folded).unknown(folded) is not None
 
     def _looks_like_directive(self, line: str) -> bool:
         if ":" not in line and "=" not in line:
             return False
-        return self.mention.search(line, timeout=REGEX_TIMEOUT_SECONDS) is not None
+        return self.engine(line).mentions(line)
 
-    def _directive(self, number: int, line: str, match: regex.Match[str]) -> None:
+    def _directive(self, number: int, line: str, match: Any) -> None:
         key = match.group("key")
         dependency = self.by_key.get(key.casefold())
         if dependency is None:
@@ -201,8 +237,10 @@ class _Parser:
                       f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
 
     def _unknown_key_message(self, key: str) -> str:
-        match = _UNKNOWN_KEY.fullmatch(key)
+        match = self.engine(key).unknown(key)
         word = match.group("word") if match else key
+        import difflib  # only on this error path
+
         close = difflib.get_close_matches(word.casefold(), self.names, n=1, cutoff=0.5)
         keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
         hint = f"did you mean `{close[0]}` (`ci-{close[0]}-pr`)? " if close else ""

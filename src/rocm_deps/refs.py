@@ -7,32 +7,37 @@ no leading `-` (so a value can never become an option of git).
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 MAX_REF_BYTES = 255
 MAX_PR_NUMBER_DIGITS = 10
 
 # Invisible or format characters: they make `ci-sglang-pr:` look right while matching nothing,
 # or make a value look like another (bidi controls). Cf covers BOM, zero-width and bidi.
-INVISIBLE = regex.compile(
+INVISIBLE_SOURCE = (
     r"[\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u3164\uFFA0\u180B-\u180D\uFE00-\uFE0F\u2800"
     r"\U000E0100-\U000E01EF]"
 )
 
-_FULL_SHA = regex.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
-_HEX = regex.compile(r"[0-9a-fA-F]+")
-_DIGITS = regex.compile(r"[0-9]+")
-_PR_SHORT = regex.compile(r"(?:#|pull/)([0-9]+)")
-_PR_REF = regex.compile(r"refs/pull/([0-9]+)/head")
-_PR_CROSS = regex.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)")
-_URL = regex.compile(
+# Value shapes are ASCII by definition (non-ASCII values are refused first): stdlib `re`.
+_FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_DIGITS = re.compile(r"[0-9]+")
+_PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
+_PR_REF = re.compile(r"refs/pull/([0-9]+)/head")
+_PR_CROSS = re.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)")
+_URL = re.compile(
     r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/"
     r"(?:pull/([0-9]+)(?:[/?#].*)?|commit/([0-9a-fA-F]+)(?:[/?#].*)?)"
 )
-_REF_FORBIDDEN = regex.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
 @dataclass(frozen=True)
@@ -57,9 +62,32 @@ def describe_character(character: str) -> str:
     return f"U+{ord(character):04X} {name}"
 
 
+@functools.cache
+def invisible_pattern() -> regex.Pattern[str]:
+    """Unicode properties need the `regex` module. It is imported only when some text is not
+    ASCII: its import costs more than the rest of `resolve` on a typical body."""
+    import regex
+
+    return regex.compile(INVISIBLE_SOURCE)
+
+
 def find_invisible(text: str) -> str | None:
-    match = INVISIBLE.search(text)
+    """The first invisible or format character in `text`, described, or None."""
+    if text.isascii():
+        return None
+    match = invisible_pattern().search(text)
     return describe_character(match.group()) if match else None
+
+
+def remove_invisible(text: str) -> str:
+    return text if text.isascii() else invisible_pattern().sub("", text)
+
+
+def show_invisible(text: str) -> str:
+    """`text` with each invisible character written as <U+XXXX>, for quoting in messages."""
+    if text.isascii():
+        return text
+    return invisible_pattern().sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
 
 
 def check_ref_format(ref: str) -> str | None:

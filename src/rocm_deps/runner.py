@@ -10,16 +10,15 @@ outputs go nowhere.
 from __future__ import annotations
 
 import contextlib
-import secrets
+import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-import regex
-
-OUTPUT_NAME = regex.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def escape_data(value: str) -> str:
@@ -114,7 +113,7 @@ class Runner:
     def set_outputs(self, outputs: dict[str, str]) -> None:
         if self.output_path is None:
             return
-        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        delimiter = f"ghadelimiter_{os.urandom(16).hex()}"  # unguessable per call
         text = "".join(format_output(name, value, delimiter) for name, value in outputs.items())
         with self.output_path.open("a", encoding="utf-8") as handle:
             handle.write(text)
@@ -130,7 +129,7 @@ class Runner:
 
 def _shell_quote(arg: str) -> str:
     # Display only: the argv is never given to a shell.
-    if arg and regex.fullmatch(r"[\w@%+=:,./-]+", arg, flags=regex.ASCII):
+    if arg and re.fullmatch(r"[\w@%+=:,./-]+", arg, flags=re.ASCII):
         return arg
     return "'" + arg.replace("'", "'\"'\"'") + "'"
 

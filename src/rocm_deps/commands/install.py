@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -20,8 +21,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import regex
 
 from rocm_deps import __version__, process
 from rocm_deps.commands import resolve as resolve_command
@@ -45,7 +44,7 @@ from rocm_deps.runner import Runner, markdown_cell, markdown_table
 
 REPORT_VERSION = 1
 RECORD_NAME = "rocm-deps-state.json"
-FULL_SHA = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 PHASES = ("fetch", "checkout", "patch", "pip")
 
 INSTALLED = "installed"
