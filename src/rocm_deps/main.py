@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="interpreter to pip install into (default: python3 on PATH)")
     install.add_argument("--dry-run", action="store_true",
                          help="print every command in order and change nothing")
+    install.add_argument("--workspace-install", choices=("true", "false"),
+                         help="override the config's install.workspace-install")
 
     demo = commands.add_parser("demo", help="run resolve then install in a throw-away sandbox")
     demo.add_argument("--keep", action="store_true", help="keep the sandbox directory")

