@@ -51,6 +51,7 @@ class Proxy:
         self.drop_first = drop_first
         self.stall = stall
         self.connections = 0
+        self.bytes_to_client = 0  # what the client received: the fetch's transfer size
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.listener.getsockname()[1])
         self.held: list[socket.socket] = []
@@ -88,6 +89,8 @@ class Proxy:
             with contextlib.suppress(OSError):
                 while data := source.recv(65536):
                     sink.sendall(data)
+                    if sink is client:
+                        self.bytes_to_client += len(data)
             with contextlib.suppress(OSError):
                 sink.shutdown(socket.SHUT_WR)
 
