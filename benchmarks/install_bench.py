@@ -123,7 +123,7 @@ def main() -> int:
     received: dict[str, list[int]] = {"inline": [], "first": [], "rerun": []}
     with tempfile.TemporaryDirectory(prefix="rocm-deps-bench-") as directory:
         root = Path(directory)
-        origin, pr_head = build_origin(root, env)
+        build_origin(root, env)
         python = sandbox.create_venv(root / "venv", Runner(stream=io.StringIO()), env)
         with git_daemon(root / "origins") as port, Proxy(port) as proxy:
             url = f"git://127.0.0.1:{proxy.port}/bench"
@@ -167,11 +167,11 @@ def main() -> int:
               "rerun": "(c) rocm-deps install, re-run"}
     print(f"origin: {COMMITS} commits, {FILES} files; baked clone {BEHIND} commits behind; "
           f"median of {arguments.runs} runs")
-    print("| run | median | bytes received | ÷ (a) |")
+    print("| run | median | bytes received | vs (a) |")
     print("|---|---|---|---|")
     for kind, row in results.items():
         print(f"| {labels[kind]} | {row['median_s']:.2f} s | {row['bytes_received']:,} | "
-              f"{row['ratio_to_inline']}× |")
+              f"{row['ratio_to_inline']}x |")
     return 0
 
 

@@ -73,12 +73,12 @@ def main() -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"median of {arguments.runs} runs per figure")
-    print("| body | rocm-deps resolve | python -c pass | inline grep -P | ÷ python -c pass "
-          "| ÷ grep |")
+    print("| body | rocm-deps resolve | python -c pass | inline grep -P | vs python -c pass "
+          "| vs grep |")
     print("|---|---|---|---|---|---|")
     for row in results:
         print(f"| {row['body']} | {row['rocm_deps_ms']} ms | {row['python_pass_ms']} ms | "
-              f"{row['grep_ms']} ms | {row['vs_python_pass']}× | {row['vs_grep']}× |")
+              f"{row['grep_ms']} ms | {row['vs_python_pass']}x | {row['vs_grep']}x |")
     return 0
 
 
