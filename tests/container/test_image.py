@@ -10,42 +10,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rocm_deps import sandbox
-from tests.conftest import ROOT, git, parse_github_output, quiet_runner
+from tests.conftest import git, parse_github_output, quiet_runner
+from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 
 pytestmark = pytest.mark.container
-
-BASE_IMAGE = os.environ.get("ROCM_DEPS_BASE_IMAGE", "localhost/rocm-deps-base:bookworm")
-IMAGE = "localhost/rocm-deps:test"
-
-
-def podman_environment() -> dict[str, str]:
-    environ = dict(os.environ)
-    environ.setdefault("CONTAINERS_CONF", str(ROOT / ".ci" / "containers.conf"))
-    return environ
-
-
-def podman(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["podman", *args], capture_output=True, text=True, check=False,
-                          env=podman_environment())
-
-
-def build_arguments() -> list[str]:
-    """The machine's CA bundle and pip configuration are mounted into the build, never copied
-    into the image: behind a TLS-intercepting proxy pip would otherwise fail."""
-    mounts = []
-    for path in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pip.conf"):
-        if Path(path).is_file():
-            mounts += ["--volume", f"{path}:{path}:ro"]
-    return ["build", "--network", "host", *mounts, "--build-arg", f"BASE_IMAGE={BASE_IMAGE}",
-            "--tag", IMAGE, str(ROOT)]
-
 
 @pytest.fixture(scope="session")
 def image() -> Iterator[str]:
