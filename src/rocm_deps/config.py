@@ -7,7 +7,7 @@ expected type, because a typo in a config key must never be silently ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,9 @@ DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 DIRECTIVE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+# Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
+Fail = Callable[[str, str], UsageError]
 
 BUILTIN_DEFAULTS: dict[str, Any] = {
     "dependencies": {
@@ -186,8 +189,18 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
+def _table_values(table: Mapping[str, Any], fields: Mapping[str, tuple[Any, str]], where: str,
+                  fail: Fail) -> dict[str, Any]:
+    """The table's values, each checked against `fields`; an unknown key is an error."""
+    unknown = sorted(set(table) - set(fields))
+    if unknown:
+        raise fail(f"{where}.{unknown[0]}",
+                   f"unknown key; expected one of {', '.join(sorted(fields))}")
+    return {key: _typed(table, key, *fields[key], where, fail) for key in table}
+
+
 def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...],
-           description: str, where: str, fail: Any) -> Any:
+           description: str, where: str, fail: Fail) -> Any:
     value = table[key]
     # bool is an int in Python; a TOML `true` must not pass as a fetch depth.
     if isinstance(value, bool) and expected is not bool:
@@ -199,21 +212,17 @@ def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...]
     return value
 
 
-def _dependency(name: str, table: Any, fail: Any) -> DependencyConfig:
+def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     where = f"dependencies.{name}"
     if not DEPENDENCY_NAME.fullmatch(name):
         raise fail(where, "a dependency name is lowercase letters, digits and '_', "
                           "starting with a letter (it becomes output names like <name>_sha)")
     if not isinstance(table, Mapping):
         raise fail(where, f"expected a table, got {_kind(table)}")
-    unknown = sorted(set(table) - set(_DEPENDENCY_FIELDS))
-    if unknown:
-        raise fail(f"{where}.{unknown[0]}",
-                   f"unknown key; expected one of {', '.join(sorted(_DEPENDENCY_FIELDS))}")
+    values = _table_values(table, _DEPENDENCY_FIELDS, where, fail)
     for required in ("repository", "path"):
-        if required not in table:
+        if required not in values:
             raise fail(f"{where}.{required}", "missing; every dependency needs it")
-    values = {key: _typed(table, key, *_DEPENDENCY_FIELDS[key], where, fail) for key in table}
     if not REPOSITORY.fullmatch(values["repository"]):
         raise fail(f"{where}.repository",
                    f"expected the form 'owner/repo', got {values['repository']!r}")
@@ -250,12 +259,8 @@ def _dependency(name: str, table: Any, fail: Any) -> DependencyConfig:
     )
 
 
-def _install(table: Mapping[str, Any], fail: Any) -> InstallConfig:
-    unknown = sorted(set(table) - set(_INSTALL_FIELDS))
-    if unknown:
-        raise fail(f"install.{unknown[0]}",
-                   f"unknown key; expected one of {', '.join(sorted(_INSTALL_FIELDS))}")
-    values = {key: _typed(table, key, *_INSTALL_FIELDS[key], "install", fail) for key in table}
+def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
+    values = _table_values(table, _INSTALL_FIELDS, "install", fail)
     attempts = values.get("fetch-attempts", 3)
     if attempts < 1:
         raise fail("install.fetch-attempts", f"expected an integer >= 1, got {attempts}")
@@ -273,12 +278,8 @@ def _install(table: Mapping[str, Any], fail: Any) -> InstallConfig:
     )
 
 
-def _api(table: Mapping[str, Any], fail: Any) -> ApiConfig:
-    unknown = sorted(set(table) - set(_API_FIELDS))
-    if unknown:
-        raise fail(f"api.{unknown[0]}",
-                   f"unknown key; expected one of {', '.join(sorted(_API_FIELDS))}")
-    values = {key: _typed(table, key, *_API_FIELDS[key], "api", fail) for key in table}
+def _api(table: Mapping[str, Any], fail: Fail) -> ApiConfig:
+    values = _table_values(table, _API_FIELDS, "api", fail)
     defaults = ApiConfig()
     api = ApiConfig(
         timeout_seconds=values.get("timeout-seconds", defaults.timeout_seconds),
@@ -292,7 +293,7 @@ def _api(table: Mapping[str, Any], fail: Any) -> ApiConfig:
     return api
 
 
-def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Any) -> None:
+def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Fail) -> None:
     seen_directives: dict[str, str] = {}
     seen_inputs: dict[str, str] = {}
     for dependency in dependencies:

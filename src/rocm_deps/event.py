@@ -34,16 +34,19 @@ class EventContext:
 
 
 def read_event(path: Path | None) -> Mapping[str, Any]:
-    if path is None:
-        return {}
+    return {} if path is None else read_json_object(path, "the event payload")
+
+
+def read_json_object(path: Path, what: str, expected: str = "a JSON object") -> dict[str, Any]:
+    """A JSON file that must hold an object; every failure is a usage error naming `what`."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UsageError(f"event payload {path} does not exist") from None
+        raise UsageError(f"{what} {path} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"cannot read the event payload {path}: {error}") from None
+        raise UsageError(f"cannot read {what} {path}: {error}") from None
     if not isinstance(document, dict):
-        raise UsageError(f"event payload {path}: expected a JSON object")
+        raise UsageError(f"{what} {path}: expected {expected}")
     return document
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from rocm_deps.config import Config, DependencyConfig
 from rocm_deps.directives import Directive, Finding, ParsedBody, parse_body
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK, UsageError
-from rocm_deps.event import EventContext, event_context, read_event
+from rocm_deps.event import EventContext, event_context, read_event, read_json_object
 from rocm_deps.refs import RefSpec, ValueProblem, classify
 from rocm_deps.runner import Runner, markdown_cell, markdown_table
 
@@ -161,16 +161,8 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
 def _read_lock(config: Config) -> Mapping[str, Any]:
     if config.lock_file is None:
         return {}
-    path = Path(config.lock_file)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{config.source}: lock-file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"cannot read lock-file {path}: {error}") from None
-    if not isinstance(document, dict):
-        raise UsageError(f"lock-file {path}: expected a JSON object with <name>_commit keys")
-    return document
+    return read_json_object(Path(config.lock_file), f"{config.source}: lock-file",
+                            "a JSON object with <name>_commit keys")
 
 
 def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
