@@ -33,11 +33,12 @@ QUOTE_LIMIT = 160
 
 # A directive line: up to 3 spaces, any mix of list/quote markers each followed by
 # whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
+# \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), the regex module does not.
 _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
-                   r"(?P<key>[^\s:`*]{1,100})[ \t]*:(?P<rest>.*)")
+                   r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 _UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
-_MENTION = r"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s]*[:=])"
+_MENTION = r"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s\x1c-\x1f]*[:=])"
 
 # Patterns without Unicode-dependent classes: stdlib `re` serves every line.
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
