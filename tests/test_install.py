@@ -301,3 +301,28 @@ def test_stale_index_lock_is_removed(cli, box) -> None:  # type: ignore[no-untyp
     assert result.code == 0, result.stderr
     assert "removing stale" in result.stderr
     assert installed_version(box, "sglang") == "0.2.0"
+
+
+def test_submodules_are_initialised_at_the_new_commit(cli, box, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Local paths as submodule URLs need git's file transport, off by default since 2.38.
+    for key, value in {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.file.allow",
+                       "GIT_CONFIG_VALUE_0": "always"}.items():
+        monkeypatch.setenv(key, value)
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    (library / "kernels.txt").write_text("rocm kernels\n")
+    git(library, "add", "-A")
+    git(library, "commit", "-q", "-m", "library")
+    origin = box.origins["megatron"]
+    git(origin, "checkout", "-q", "-b", "with-submodule", "main")
+    git(origin, "submodule", "add", "-q", str(library), "third_party/library")
+    git(origin, "commit", "-q", "-m", "add a submodule")
+    git(origin, "update-ref", "refs/pull/310/head", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    result = install(cli, box, overrides(megatron="refs/pull/310/head"))
+    assert result.code == 0, result.stderr
+    assert echoed(result, "submodule")[0].endswith("submodule update --init --recursive")
+    assert (box.baked["megatron"] / "third_party" / "library" / "kernels.txt").read_text() == (
+        "rocm kernels\n")
