@@ -10,7 +10,11 @@ several runs on a fresh copy of the baked clone:
   (b) `rocm-deps install` (first run)
   (c) `rocm-deps install` again (the re-run of a job)
 
-Usage: python benchmarks/install_bench.py [--runs N] [--json]
+With --pinned the overrides carry the commit SHA, as `resolve` writes them when it has a
+github-token (the recommended setup): install then fetches by SHA and its re-run needs no
+network round trip to learn where the ref points.
+
+Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json]
 """
 
 from __future__ import annotations
@@ -113,6 +117,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pinned", action="store_true",
+                        help="give install the PR head SHA, as resolve does with a token")
     parser.add_argument("--tool", help="the rocm-deps executable to measure (default: the one "
                                        "next to this interpreter)")
     arguments = parser.parse_args()
@@ -123,7 +129,7 @@ def main() -> int:
     received: dict[str, list[int]] = {"inline": [], "first": [], "rerun": []}
     with tempfile.TemporaryDirectory(prefix="rocm-deps-bench-") as directory:
         root = Path(directory)
-        build_origin(root, env)
+        _, pr_head = build_origin(root, env)
         python = sandbox.create_venv(root / "venv", Runner(stream=io.StringIO()), env)
         with git_daemon(root / "origins") as port, Proxy(port) as proxy:
             url = f"git://127.0.0.1:{proxy.port}/bench"
@@ -134,7 +140,8 @@ def main() -> int:
             config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
                               f'path = "{root / "baked"}"\ninstall-dir = "."\n'
                               f'[install]\nworkspace-install = false\n')
-            overrides = json.dumps({"bench": {"ref": "refs/pull/1/head", "sha": None}})
+            sha = pr_head if arguments.pinned else None
+            overrides = json.dumps({"bench": {"ref": "refs/pull/1/head", "sha": sha}})
             command = [str(tool), "install", "--config", str(config), "--overrides", overrides,
                        "--python", python, "--workspace", str(root)]
             for _ in range(arguments.runs):
@@ -166,7 +173,8 @@ def main() -> int:
     labels = {"inline": "(a) inline bash", "first": "(b) rocm-deps install, first run",
               "rerun": "(c) rocm-deps install, re-run"}
     print(f"origin: {COMMITS} commits, {FILES} files; baked clone {BEHIND} commits behind; "
-          f"median of {arguments.runs} runs")
+          f"median of {arguments.runs} runs; overrides "
+          f"{'pinned to the SHA' if arguments.pinned else 'by ref only (no token)'}")
     print("| run | median | bytes received | vs (a) |")
     print("|---|---|---|---|")
     for kind, row in results.items():

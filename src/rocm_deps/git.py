@@ -112,12 +112,11 @@ class Git:
                           echo=False)
         return result.stdout.strip() if result.ok else None
 
-    def try_top_level(self) -> Path | None:
-        result = self.run("rev-parse", "--show-toplevel", echo=False)
-        return Path(result.stdout.strip()) if result.ok else None
-
-    def git_dir(self) -> Path:
-        return Path(self.check("rev-parse", "--absolute-git-dir", echo=False).strip())
+    def try_layout(self) -> tuple[Path, Path] | None:
+        """(top of the work tree, git directory), or None outside a work tree: one call."""
+        result = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", echo=False)
+        lines = result.stdout.splitlines()
+        return (Path(lines[0]), Path(lines[1])) if result.ok and len(lines) == 2 else None
 
     def remote_url(self, remote: str) -> str:
         result = self.run("remote", "get-url", "--", remote, echo=False)

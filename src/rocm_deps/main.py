@@ -7,7 +7,6 @@ import argparse
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
@@ -141,6 +140,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         runner.error("interrupted (SIGINT); stopped", title="Cancelled")
         return EXIT_INTERRUPTED
     except Exception:  # the last line of defence: report, never crash silently
+        import traceback  # only on this path: it costs start-up time on every run
+
         runner.error("internal error in rocm-deps; this is a bug, please report it with the "
                      "log above", title="rocm-deps internal error")
         traceback.print_exc(file=sys.stderr)

@@ -238,9 +238,9 @@ class Installer:
 
     def _steps(self, dependency: DependencyConfig, override: Override,
                report: DependencyReport) -> None:
-        git = self._open(dependency)
+        git, git_dir = self._open(dependency)
         patches = self._patch_files(dependency)
-        record_path = git.git_dir() / RECORD_NAME
+        record_path = git_dir / RECORD_NAME
         wanted_record = self._wanted_record(dependency, override, patches)
         commit = self._up_to_date(git, dependency, override, record_path, wanted_record, patches)
         if commit is not None:
@@ -264,7 +264,7 @@ class Installer:
             self._write_record(git, record_path, wanted_record, report)
 
     # step 1
-    def _open(self, dependency: DependencyConfig) -> Git:
+    def _open(self, dependency: DependencyConfig) -> tuple[Git, Path]:
         path = Path(dependency.path)
         where = f"set `dependencies.{dependency.name}.path` in the config if the checkout lives "\
                 f"elsewhere"
@@ -273,10 +273,10 @@ class Installer:
                                       f"to have a clone of {dependency.repository} there; {where}")
         git = Git(path.resolve(), self.runner, self.settings.environ,
                   dry_run=self.settings.dry_run)
-        top = git.try_top_level()
-        if top is None or top.resolve() != path.resolve():
+        layout = git.try_layout()
+        if layout is None or layout[0].resolve() != path.resolve():
             raise StepFailed("check", f"{path} is not the top of a git work tree; {where}")
-        return git
+        return git, layout[1]
 
     def _patch_files(self, dependency: DependencyConfig) -> list[tuple[str, Path]]:
         files = []
