@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 SIZES = {"1 KiB": 1024, "64 KiB": 64 * 1024, "1 MiB": 1024 * 1024}
+# What any small Python CLI pays before doing anything: the stdlib modules rocm-deps needs.
+FLOOR = "import argparse, dataclasses, json, pathlib, re, typing"
 # The body is read from a file into the variable: a 1 MiB environment value is over Linux's
 # per-string limit, so the workflow's `env: PR_BODY` form could not even start.
 GREP_SCRIPT = ('PR_BODY="$(cat "$0")"; if [ -n "$PR_BODY" ] && echo "$PR_BODY" | '
@@ -54,6 +56,7 @@ def main() -> int:
     tool = shutil.which("rocm-deps", path=str(Path(sys.executable).parent)) or "rocm-deps"
     env = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
     python_pass = median_seconds([sys.executable, "-c", "pass"], arguments.runs, env)
+    floor = median_seconds([sys.executable, "-c", FLOOR], arguments.runs, env)
     results = []
     with tempfile.TemporaryDirectory() as directory:
         for label, size in SIZES.items():
@@ -72,7 +75,9 @@ def main() -> int:
     if arguments.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"median of {arguments.runs} runs per figure")
+    print(f"median of {arguments.runs} runs per figure; python -c pass = "
+          f"{python_pass * 1000:.1f} ms; python -c '{FLOOR}' = {floor * 1000:.1f} ms "
+          f"({floor / python_pass:.2f}x python -c pass)")
     print("| body | rocm-deps resolve | python -c pass | inline grep -P | vs python -c pass "
           "| vs grep |")
     print("|---|---|---|---|---|---|")
