@@ -241,12 +241,13 @@ class Installer:
         git, git_dir = self._open(dependency)
         patches = self._patch_files(dependency)
         record_path = git_dir / RECORD_NAME
+        record = _read_record(record_path)
         wanted_record = self._wanted_record(dependency, override, patches)
-        commit = self._up_to_date(git, dependency, override, record_path, wanted_record, patches)
+        commit = self._up_to_date(git, dependency, override, record, wanted_record, patches)
         if commit is not None:
             report.state, report.commit = UP_TO_DATE, commit
             report.patches = [PatchOutcome(label, state, digest) for label, digest, state
-                              in _recorded_patches(record_path)]
+                              in _recorded_patches(record)]
             self.runner.info(f"{dependency.name} is up to date at {commit} (installed by an "
                              f"earlier run with the same patches and interpreter); nothing to do")
             return
@@ -302,9 +303,9 @@ class Installer:
         }
 
     def _up_to_date(self, git: Git, dependency: DependencyConfig, override: Override,
-                    record_path: Path, wanted: dict[str, Any],
+                    record: dict[str, Any] | None, wanted: dict[str, Any],
                     patches: list[tuple[str, Path]]) -> str | None:
-        record = _read_record(record_path)
+        """HEAD, when an earlier run installed exactly what is wanted now; else None."""
         if record is None or any(record.get(key) != value for key, value in wanted.items()):
             return None
         head = git.try_rev_parse("HEAD")
@@ -317,7 +318,7 @@ class Installer:
             return None  # the ref moved since the last install
         if _tree_fingerprint(git) != record.get("fingerprint"):
             return None
-        present = {label for label, _, state in _recorded_patches(record_path)
+        present = {label for label, _, state in _recorded_patches(record)
                    if state in (APPLIED, ALREADY_PRESENT)}
         if not all(try_reverse_applies(git, path) for label, path in patches if label in present):
             return None
@@ -478,10 +479,9 @@ def _read_record(path: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _recorded_patches(path: Path) -> list[tuple[str, str, str]]:
-    record = _read_record(path) or {}
+def _recorded_patches(record: dict[str, Any] | None) -> list[tuple[str, str, str]]:
     return [(str(label), str(digest), str(state))
-            for label, digest, state in record.get("patches", [])]
+            for label, digest, state in (record or {}).get("patches", [])]
 
 
 def _tree_fingerprint(git: Git) -> str:
