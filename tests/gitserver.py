@@ -7,6 +7,8 @@ restarting load balancer does) and can stall every connection (a hung server).
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import socket
 import subprocess
 import threading
@@ -33,15 +35,17 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
 @contextlib.contextmanager
 def git_daemon(base: Path) -> Iterator[int]:
     port = free_port()
+    # Its own session: `git daemon` runs git-daemon as a child, which must not outlive the test.
     daemon = subprocess.Popen(
         ["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1", f"--port={port}",
          f"--base-path={base}", str(base)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         wait_for_port(port)
         yield port
     finally:
-        daemon.terminate()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(daemon.pid, signal.SIGTERM)
         daemon.wait(timeout=10)
 
 
@@ -53,6 +57,9 @@ class Proxy:
         self.connections = 0
         self.bytes_to_client = 0  # what the client received: the fetch's transfer size
         self.listener = socket.create_server(("127.0.0.1", 0))
+        # accept() wakes up regularly, so the thread ends when the test leaves the block
+        # instead of lingering in a blocked accept on a closed socket.
+        self.listener.settimeout(0.1)
         self.port = int(self.listener.getsockname()[1])
         self.held: list[socket.socket] = []
         self.closed = threading.Event()
@@ -64,6 +71,7 @@ class Proxy:
 
     def __exit__(self, *exc: object) -> None:
         self.closed.set()
+        self.thread.join(timeout=10)
         self.listener.close()
         for held in self.held:
             held.close()
@@ -72,18 +80,26 @@ class Proxy:
         while not self.closed.is_set():
             try:
                 client, _ = self.listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            client.settimeout(None)
             self.connections += 1
             if self.connections <= self.drop_first:
-                client.close()  # the client sees the remote end hang up
+                hang_up(client)  # the client sees the remote end hang up
             elif self.stall:
                 self.held.append(client)  # never answer
             else:
                 threading.Thread(target=self._forward, args=(client,), daemon=True).start()
 
     def _forward(self, client: socket.socket) -> None:
-        upstream = socket.create_connection(("127.0.0.1", self.target_port))
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
+        except OSError:
+            hang_up(client)
+            return
+        upstream.settimeout(None)
 
         def pump(source: socket.socket, sink: socket.socket) -> None:
             with contextlib.suppress(OSError):
@@ -102,3 +118,9 @@ class Proxy:
             thread.join()
         client.close()
         upstream.close()
+
+
+def hang_up(connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
+    connection.close()
