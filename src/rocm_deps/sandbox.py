@@ -211,7 +211,7 @@ def create_venv(path: Path, runner: Runner, environ: Mapping[str, str]) -> str:
 
 
 def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
-          python: str | None = None, install_baked: bool = True) -> Sandbox:
+          python: str | None = None) -> Sandbox:
     """Lay out the sandbox under `root` (which must be empty or absent)."""
     builder = Builder(runner, environ)
     root.mkdir(parents=True, exist_ok=True)
@@ -227,10 +227,10 @@ def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
         origins[spec.name], commits[spec.name] = builder.origin(root, spec)
         baked[spec.name] = locations[spec.name]
         builder.bake(origins[spec.name], baked[spec.name], commits[spec.name]["baked"])
-    if install_baked:
-        editables = [arg for spec in (SGLANG, MEGATRON)
-                     for arg in ("-e", str(baked[spec.name] / spec.install_dir))]
-        builder.run(python, "-m", "pip", "install", "-q", "--no-deps", *editables)
+    # The image installed its baked copies editable into the container's interpreter.
+    editables = [arg for spec in (SGLANG, MEGATRON)
+                 for arg in ("-e", str(baked[spec.name] / spec.install_dir))]
+    builder.run(python, "-m", "pip", "install", "-q", "--no-deps", *editables)
     # The image build applied the ROCm patch to its Megatron-LM copy (uncommitted).
     patch = workspace / "docker" / "amd_patch" / "latest" / "megatron.patch"
     builder.git(baked["megatron"], "apply", str(patch))
