@@ -95,15 +95,12 @@ class Git:
             raise GitError(f"`git {' '.join(args)}` failed: {_last_lines(result.stderr)}", result)
         return result.stdout
 
-    def change(self, *args: str) -> Result:
+    def change(self, *args: str) -> None:
         """A command that modifies the repository: only shown, not run, in a dry run."""
         if self.dry_run:
-            self.runner.info("[dry-run] + " + " ".join(self.argv(*args)))
-            return Result(tuple(self.argv(*args)), 0, "", "")
-        result = self.run(*args)
-        if not result.ok:
-            raise GitError(f"`git {' '.join(args)}` failed: {_last_lines(result.stderr)}", result)
-        return result
+            self.runner.echo_command(self.argv(*args), dry_run=True)
+        else:
+            self.check(*args)
 
     # ---- probes ----
 

@@ -94,9 +94,11 @@ class Runner:
     def info(self, message: str) -> None:
         self._print(message)
 
-    def echo_command(self, argv: Sequence[str]) -> None:
-        """Every external command is shown before it runs, the way a shell with `set -x` would."""
-        self._print("+ " + " ".join(_shell_quote(arg) for arg in argv))
+    def echo_command(self, argv: Sequence[str], *, dry_run: bool = False) -> None:
+        """Every external command is shown before it runs, the way a shell with `set -x` would;
+        in a dry run it is shown instead of run."""
+        prefix = "[dry-run] + " if dry_run else "+ "
+        self._print(prefix + " ".join(_shell_quote(arg) for arg in argv))
 
     @contextlib.contextmanager
     def group(self, title: str) -> Iterator[None]:

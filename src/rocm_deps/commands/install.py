@@ -413,7 +413,7 @@ class Installer:
         argv = [self.settings.python, "-m", "pip", "install", "-e", str(directory), "--no-deps",
                 *self.settings.config.install.pip_args]
         if self.settings.dry_run:
-            self.runner.info("[dry-run] + " + " ".join(argv))
+            self.runner.echo_command(argv, dry_run=True)
             return
         env = {**self.settings.environ, "PIP_BREAK_SYSTEM_PACKAGES": "1",
                "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
