@@ -8,6 +8,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -16,6 +17,17 @@ from rocm_deps.main import main
 from rocm_deps.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
+# .ci/run sets this: there a missing tool (podman) fails the test instead of skipping it.
+REQUIRE_ALL = os.environ.get("ROCM_DEPS_REQUIRE_ALL_TESTS") == "1"
+
+
+def require_tool(available: bool, message: str) -> None:
+    """Skip locally with a reason that says how to enable the test; fail in CI."""
+    if available:
+        return
+    if REQUIRE_ALL:
+        pytest.fail(message)
+    pytest.skip(f"{message} (skipped: ROCM_DEPS_REQUIRE_ALL_TESTS is not 1)")
 
 
 @pytest.fixture(autouse=True)
@@ -65,8 +77,13 @@ class CliResult:
     summary: str
 
 
+class Cli(Protocol):
+    def __call__(self, *argv: str, env: Mapping[str, str] | None = None,
+                 github_actions: bool = True) -> CliResult: ...
+
+
 @pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
     """Run the real command line in-process, with step output and summary files."""
 
     def invoke(*argv: str, env: Mapping[str, str] | None = None,
@@ -88,22 +105,46 @@ def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-
     return invoke
 
 
+class EventWriter(Protocol):
+    def __call__(self, body: str | None = None, *, association: str = "MEMBER",
+                 number: int = 42, repository: str | None = None,
+                 payload: Mapping[str, object] | None = None) -> str: ...
+
+
+@pytest.fixture
+def write_event(tmp_path: Path) -> EventWriter:
+    """The one writer of event payloads: a `pull_request` event with `body` (as the runner
+    writes it), or any `payload`. Returns the file's path, for `--event-path`."""
+
+    def write(body: str | None = None, *, association: str = "MEMBER", number: int = 42,
+              repository: str | None = None, payload: Mapping[str, object] | None = None) -> str:
+        document: dict[str, object] = dict(payload) if payload is not None else {
+            "pull_request": {"number": number, "body": body, "author_association": association}}
+        if repository is not None:
+            document["repository"] = {"full_name": repository}
+        path = tmp_path / f"event-{len(list(tmp_path.glob('event-*')))}.json"
+        path.write_text(json.dumps(document))
+        return str(path)
+
+    return write
+
+
 def quiet_runner() -> Runner:
     return Runner(stream=io.StringIO())
 
 
 @pytest.fixture(scope="session")
-def venv_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("venv-template") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-    return path
+def box_template(tmp_path_factory: pytest.TempPathFactory) -> sandbox.Sandbox:
+    """The MI350 layout in miniature, built once per session: origins, baked clones, target
+    venv, workspace patch. Tests get their own copy (`box`)."""
+    root = tmp_path_factory.mktemp("template") / "sandbox"
+    return sandbox.build(root, quiet_runner(), dict(os.environ), python_for_venv=sys.executable)
 
 
 @pytest.fixture
-def box(tmp_path: Path, venv_template: Path) -> sandbox.Sandbox:
-    """The MI350 layout in miniature: origins, baked clones, target venv, workspace patch."""
-    python = sandbox.copy_venv(venv_template, tmp_path / "sandbox" / "venv")
-    return sandbox.build(tmp_path / "sandbox", quiet_runner(), dict(os.environ), python=python)
+def box(tmp_path: Path, box_template: sandbox.Sandbox) -> sandbox.Sandbox:
+    """A fresh, independent copy of the sandbox for one test."""
+    return sandbox.copy(box_template, tmp_path / "sandbox")
 
 
 def git(repository: Path, *args: str) -> str:
@@ -157,3 +198,4 @@ def overrides(**refs: str | tuple[str, str]) -> str:
         document[name] = {"ref": ref, "sha": sha, "source": "body", "raw": ref, "line": 1,
                           "pr": None}
     return json.dumps(document)
+

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps import sandbox
+from rocm_deps.sandbox import Sandbox
 from tests.conftest import ROOT, git, installed_version
 
 pytestmark = pytest.mark.act
@@ -116,7 +117,7 @@ def observed(log: str) -> str:
     return lines[-1]
 
 
-def test_pull_request_resolve_then_install_in_two_jobs(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     sglang_before = git(box.baked["sglang"], "rev-parse", "HEAD")
     body = "Testing the unmerged Megatron change.\n\n- ci-megatron-pr: #202\n"
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
@@ -139,7 +140,7 @@ def test_pull_request_resolve_then_install_in_two_jobs(tmp_path, box, pip_cache)
     assert installed_version(box, "sglang") == "0.1.0"
 
 
-def test_workflow_dispatch_input(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+def test_workflow_dispatch_input(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     main = box.commits["megatron"]["main"]
     payload = {"inputs": {"ci_megatron_pr": main, "ci_sglang_pr": "  "}}
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box),
@@ -150,7 +151,7 @@ def test_workflow_dispatch_input(tmp_path, box, pip_cache) -> None:  # type: ign
     assert installed_version(box, "megatron-core") == "0.2.0"
 
 
-def test_invalid_directive_fails_the_job_with_the_line(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_directive_fails_the_job_with_the_line(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     body = "Intro\n\n- ci-megatron-pr: 202\n"
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
                         pull_request(body))
@@ -162,7 +163,7 @@ def test_invalid_directive_fails_the_job_with_the_line(tmp_path, box, pip_cache)
     assert installed_version(box, "megatron-core") == "0.1.0"
 
 
-def test_nothing_named_skips_the_install_job(tmp_path, box, pip_cache) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_named_skips_the_install_job(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     before = {name: git(path, "rev-parse", "HEAD") for name, path in box.baked.items()}
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
                         pull_request("Just a refactor.\n\n```\nci-sglang-pr: #1\n```\n"))

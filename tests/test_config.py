@@ -90,7 +90,3 @@ def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) 
     assert caught.value.message.startswith(str(path))
     assert caught.value.exit_code == 2
 
-
-def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="does not exist"):
-        load_config(tmp_path / "absent.toml")

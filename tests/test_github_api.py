@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
+from pytest_mock import MockerFixture
 
-from tests.conftest import CliResult
+from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 
 TOKEN = "ghp_rocmdepsTESTtoken0123456789abcdef"
@@ -32,22 +34,29 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def resolve_with_token(cli, tmp_path: Path, github: FakeGitHub, body: str,  # type: ignore[no-untyped-def]
-                       *extra: str, config: str = "") -> CliResult:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "body": body,
-                                                  "author_association": "MEMBER"},
-                                 "repository": {"full_name": "radixark/miles"}}))
-    config_path = tmp_path / "api.toml"
-    config_path.write_text("[api]\ntimeout-seconds = 1\nbackoff-seconds = 0.5\n" + config)
-    return cli("resolve", "--event-name", "pull_request", "--event-path", str(event),
-               "--config", str(config_path), "--github-token-env", "TEST_GITHUB_TOKEN",
-               "--format", "json", *extra,
-               env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+class ResolveWithToken(Protocol):
+    def __call__(self, body: str, *extra: str, config: str = "") -> CliResult: ...
 
 
-def test_pr_is_pinned_to_head_sha_with_one_request(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+@pytest.fixture
+def resolve_with_token(cli: Cli, tmp_path: Path, write_event: EventWriter,
+                       github: FakeGitHub) -> ResolveWithToken:
+    """resolve on a pull_request event of radixark/miles with `body`, a token, the stand-in."""
+
+    def invoke(body: str, *extra: str, config: str = "") -> CliResult:
+        event = write_event(body, number=7, repository="radixark/miles")
+        config_path = tmp_path / "api.toml"
+        config_path.write_text("[api]\ntimeout-seconds = 1\nbackoff-seconds = 0.5\n" + config)
+        return cli("resolve", "--event-name", "pull_request", "--event-path", event,
+                   "--config", str(config_path), "--github-token-env", "TEST_GITHUB_TOKEN",
+                   "--format", "json", *extra,
+                   env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+
+    return invoke
+
+
+def test_pr_is_pinned_to_head_sha_with_one_request(resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 0, result.stderr
     assert result.outputs["sglang_sha"] == PR_HEAD
     assert result.outputs["sglang_ref"] == "refs/pull/30421/head"
@@ -58,9 +67,9 @@ def test_pr_is_pinned_to_head_sha_with_one_request(cli, tmp_path, github) -> Non
     assert "feature-30421 into main" in result.summary
 
 
-def test_branch_and_short_sha_are_pinned_with_one_request_each(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github,
-                                "ci-sglang-pr: main\nci-megatron-pr: abc1234")
+def test_branch_and_short_sha_are_pinned_with_one_request_each(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    result = resolve_with_token("ci-sglang-pr: main\nci-megatron-pr: abc1234")
     assert result.code == 0, result.stderr
     assert result.outputs["sglang_sha"] == MAIN_TIP
     assert (result.outputs["megatron_ref"], result.outputs["megatron_sha"]) == (LONG_SHA, LONG_SHA)
@@ -68,15 +77,15 @@ def test_branch_and_short_sha_are_pinned_with_one_request_each(cli, tmp_path, gi
                                        "/api/v3/repos/sgl-project/sglang/commits/main"]
 
 
-def test_full_sha_is_checked_to_exist(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, f"ci-megatron-pr: {'e' * 40}")
+def test_full_sha_is_checked_to_exist(resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    result = resolve_with_token(f"ci-megatron-pr: {'e' * 40}")
     assert result.code == 1
     assert f"`{'e' * 40}` in radixark/Megatron-LM: no single commit matches" in result.stderr
     assert len(github.requests) == 1
 
 
-def test_missing_pr_fails_naming_repository_and_value(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, "- ci-sglang-pr: #404")
+def test_missing_pr_fails_naming_repository_and_value(resolve_with_token: ResolveWithToken) -> None:
+    result = resolve_with_token("- ci-sglang-pr: #404")
     assert result.code == 1
     assert ("line 1: sglang `#404` (body): pull request #404 of sgl-project/sglang does not "
             "exist (HTTP 404") in result.stderr
@@ -84,8 +93,8 @@ def test_missing_pr_fails_naming_repository_and_value(cli, tmp_path, github) -> 
     assert set(result.outputs) == {"report"}
 
 
-def test_merged_pr_warns_in_annotation_and_summary(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #29000")
+def test_merged_pr_warns_in_annotation_and_summary(resolve_with_token: ResolveWithToken) -> None:
+    result = resolve_with_token("ci-sglang-pr: #29000")
     assert result.code == 0, result.stderr
     assert "::warning" in result.stderr and "#29000 (sgl-project:feature-29000 into main) is merged" \
         in result.stderr
@@ -93,20 +102,21 @@ def test_merged_pr_warns_in_annotation_and_summary(cli, tmp_path, github) -> Non
     assert result.outputs["sglang_sha"] == "9" * 40
 
 
-def test_server_errors_then_success(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_server_errors_then_success(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
     sleep = mocker.patch("time.sleep")
     github.fail_first = 2
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+    result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 0, result.stderr
     assert len(github.requests) == 3
     assert result.outputs["sglang_sha"] == PR_HEAD
-    assert sleep.call_count >= 1
+    # urllib3 retries the first failure at once, then backs off: backoff-seconds * 2 ** 1.
+    assert [call.args[0] for call in sleep.call_args_list] == [1.0]
 
 
-def test_server_errors_forever_are_bounded(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_server_errors_forever_are_bounded(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
     mocker.patch("time.sleep")
     github.fail_first = 10**6
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421",
+    result = resolve_with_token("ci-sglang-pr: #30421",
                                 config="attempts = 4\n")
     assert result.code == 1
     assert len(github.requests) == 4
@@ -115,19 +125,19 @@ def test_server_errors_forever_are_bounded(cli, tmp_path, github, mocker) -> Non
     assert "Traceback" not in result.stderr
 
 
-def test_hanging_server_times_out_with_bounded_attempts(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_hanging_server_times_out_with_bounded_attempts(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
     mocker.patch("time.sleep")
     github.hang_seconds = 30
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: main", config="attempts = 2\n")
+    result = resolve_with_token("ci-sglang-pr: main", config="attempts = 2\n")
     assert result.code == 1
     assert len(github.requests) == 2
     assert "did not answer" in result.stderr and "timed out after 1 s" in result.stderr
 
 
-def test_rate_limit_an_hour_away_fails_without_sleeping(cli, tmp_path, github, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_rate_limit_an_hour_away_fails_without_sleeping(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
     sleep = mocker.patch("time.sleep")
     github.rate_limited = True
-    result = resolve_with_token(cli, tmp_path, github, "ci-sglang-pr: #30421")
+    result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 1
     assert "rate limit is exhausted" in result.stderr
     assert "UTC (in 60 minutes)" in result.stderr
@@ -135,8 +145,8 @@ def test_rate_limit_an_hour_away_fails_without_sleeping(cli, tmp_path, github, m
     assert len(github.requests) == 1
 
 
-def test_body_source_api_reads_the_live_body(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, "The body as it was when the run began.",
+def test_body_source_api_reads_the_live_body(resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    result = resolve_with_token("The body as it was when the run began.",
                                 "--body-source", "api")
     assert result.code == 0, result.stderr
     assert result.outputs["sglang_ref"] == "refs/pull/30421/head"
@@ -145,17 +155,16 @@ def test_body_source_api_reads_the_live_body(cli, tmp_path, github) -> None:  # 
     assert github.requests[0] == "/api/v3/repos/radixark/miles/pulls/7"
 
 
-def test_body_source_api_without_token_is_a_usage_error(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "body": ""},
-                                 "repository": {"full_name": "radixark/miles"}}))
-    result = cli("resolve", "--event-name", "pull_request", "--event-path", str(event),
+def test_body_source_api_without_token_is_a_usage_error(cli: Cli,
+                                                        write_event: EventWriter) -> None:
+    event = write_event("", number=7, repository="radixark/miles")
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", event,
                  "--body-source", "api")
     assert result.code == 2 and "needs a token" in result.stderr
 
 
-def test_token_never_appears_in_outputs(cli, tmp_path, github) -> None:  # type: ignore[no-untyped-def]
-    result = resolve_with_token(cli, tmp_path, github, "", "--body-source", "api")
+def test_token_never_appears_in_outputs(resolve_with_token: ResolveWithToken) -> None:
+    result = resolve_with_token("", "--body-source", "api")
     assert result.code == 0 and result.outputs["sglang_sha"] == PR_HEAD
     assert TOKEN not in result.stdout
     assert TOKEN not in json.dumps(result.outputs)
@@ -167,7 +176,7 @@ def test_token_never_appears_in_outputs(cli, tmp_path, github) -> None:  # type:
     assert result.stderr.splitlines()[0] == f"::add-mask::{TOKEN}"
 
 
-def test_without_token_short_sha_is_an_error_that_explains(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_without_token_short_sha_is_an_error_that_explains(cli: Cli, tmp_path: Path) -> None:
     body = tmp_path / "body.md"
     body.write_text("ci-megatron-pr: abc1234\n")
     result = cli("resolve", "--body-file", str(body))

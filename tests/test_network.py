@@ -10,8 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+from pytest_mock import MockerFixture
+
 from rocm_deps import sandbox
-from tests.conftest import git, installed_version, overrides
+from rocm_deps.sandbox import Sandbox
+from tests.conftest import Cli, git, installed_version, overrides
 from tests.gitserver import Proxy, git_daemon
 
 
@@ -24,7 +27,7 @@ def install_argv(box: sandbox.Sandbox, document: str) -> list[str]:
             "--workspace", str(box.workspace), "--python", box.python]
 
 
-def test_transient_failures_are_retried_until_attempt_3(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_transient_failures_are_retried_until_attempt_3(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
     sleep = mocker.patch("rocm_deps.git.sleep")
     with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=2) as proxy:
         serve_through(box, "megatron", proxy)
@@ -38,7 +41,7 @@ def test_transient_failures_are_retried_until_attempt_3(cli, box, mocker) -> Non
     assert installed_version(box, "megatron-core") == "0.3.0.dev202"
 
 
-def test_transient_failures_give_up_after_configured_attempts(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_transient_failures_give_up_after_configured_attempts(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
     sleep = mocker.patch("rocm_deps.git.sleep")
     box.config.write_text(box.config.read_text() + "fetch-attempts = 2\n")
     with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=10) as proxy:
@@ -51,7 +54,7 @@ def test_transient_failures_give_up_after_configured_attempts(cli, box, mocker) 
     assert "check the network and the remote's URL" in result.stderr
 
 
-def test_missing_ref_is_permanent_one_attempt(cli, box, mocker) -> None:  # type: ignore[no-untyped-def]
+def test_missing_ref_is_permanent_one_attempt(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
     sleep = mocker.patch("rocm_deps.git.sleep")
     with git_daemon(box.root / "origins") as port, Proxy(port) as proxy:
         serve_through(box, "megatron", proxy)
@@ -61,6 +64,10 @@ def test_missing_ref_is_permanent_one_attempt(cli, box, mocker) -> None:  # type
     sleep.assert_not_called()
     assert "couldn't find remote ref refs/pull/404/head" in result.stderr
     assert "(attempt 1 of 3: a permanent failure, not retried)" in result.stderr
+    assert ("does that pull request, branch or commit exist in radixark/Megatron-LM?"
+            in result.stderr)
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron"]["failed_step"] == (
+        "fetch")
 
 
 def processes_mentioning(text: str) -> list[str]:
@@ -77,7 +84,7 @@ def processes_mentioning(text: str) -> list[str]:
     return found
 
 
-def test_sigterm_during_slow_fetch_exits_130_and_leaves_no_child(box) -> None:  # type: ignore[no-untyped-def]
+def test_sigterm_during_slow_fetch_exits_130_and_leaves_no_child(box: Sandbox) -> None:
     log = box.root / "stderr.log"
     with git_daemon(box.root / "origins") as port, Proxy(port, stall=True) as proxy:
         serve_through(box, "megatron", proxy)

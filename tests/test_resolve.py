@@ -10,26 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliResult
+from tests.conftest import Cli, CliResult, EventWriter
 
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
 
 
-def event(tmp_path: Path, payload: dict[str, object]) -> str:
-    path = tmp_path / "event.json"
-    path.write_text(json.dumps(payload))
-    return str(path)
-
-
-def pr_event(tmp_path: Path, body: str | None, association: str = "MEMBER") -> str:
-    return event(tmp_path, {"pull_request": {"number": 42, "body": body,
-                                             "author_association": association}})
-
-
-def test_pull_request_outputs_and_summary(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_pull_request_outputs_and_summary(write_event: EventWriter, cli: Cli) -> None:
     body = "Fix things.\n\n- ci-sglang-pr: #30421\n"
     result: CliResult = cli("resolve", "--event-name", "pull_request",
-                            "--event-path", pr_event(tmp_path, body))
+                            "--event-path", write_event(body))
     assert result.code == 0
     outputs = result.outputs
     assert outputs["skip_dependency_install"] == "false"
@@ -38,7 +27,8 @@ def test_pull_request_outputs_and_summary(tmp_path: Path, cli) -> None:  # type:
     assert outputs["sglang_sha"] == ""
     assert outputs["megatron_ref"] == "" and outputs["megatron_sha"] == ""
     assert json.loads(outputs["overrides"]) == {"sglang": {
-        "ref": "refs/pull/30421/head", "sha": None, "source": "body", "raw": "#30421",
+        "ref": "refs/pull/30421/head", "sha": None, "kind": "pr", "source": "body",
+        "raw": "#30421",
         "line": 3, "pr": 30421}}
     report = json.loads(outputs["report"])
     assert report["version"] == 1 and report["errors"] == [] and report["named_by"] == "body"
@@ -47,9 +37,9 @@ def test_pull_request_outputs_and_summary(tmp_path: Path, cli) -> None:  # type:
     assert "pull request #42 (event payload)" in result.summary
 
 
-def test_environment_defaults_for_event(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_environment_defaults_for_event(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", env={"GITHUB_EVENT_NAME": "pull_request",
-                                 "GITHUB_EVENT_PATH": pr_event(tmp_path, "ci-megatron-pr: main")})
+                                 "GITHUB_EVENT_PATH": write_event("ci-megatron-pr: main")})
     assert result.outputs["megatron_ref"] == "main"
 
 
@@ -60,9 +50,9 @@ def test_environment_defaults_for_event(tmp_path: Path, cli) -> None:  # type: i
     ("schedule", {"schedule": "0 0 * * *"}),
     ("workflow_dispatch", {"inputs": {"ci_sglang_pr": "", "ci_megatron_pr": "   \t"}}),
 ], ids=["null-body", "no-directive", "push", "schedule", "whitespace-dispatch-inputs"])
-def test_nothing_named_skips_install(tmp_path: Path, cli, name: str,  # type: ignore[no-untyped-def]
+def test_nothing_named_skips_install(write_event: EventWriter, cli: Cli, name: str,
                                      payload: dict[str, object]) -> None:
-    result = cli("resolve", "--event-name", name, "--event-path", event(tmp_path, payload))
+    result = cli("resolve", "--event-name", name, "--event-path", write_event(payload=payload))
     assert result.code == 0
     assert result.outputs["skip_dependency_install"] == "true"
     assert result.outputs["named_by"] == ""
@@ -70,20 +60,20 @@ def test_nothing_named_skips_install(tmp_path: Path, cli, name: str,  # type: ig
     assert "keeps the image's copy" in result.summary
 
 
-def test_dispatch_inputs(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_dispatch_inputs(write_event: EventWriter, cli: Cli) -> None:
     payload = {"inputs": {"ci_megatron_pr": f"  {SHA} ", "ci_sglang_pr": " "}}
     result = cli("resolve", "--event-name", "workflow_dispatch",
-                 "--event-path", event(tmp_path, payload))
+                 "--event-path", write_event(payload=payload))
     assert result.code == 0
     assert result.outputs["megatron_ref"] == SHA and result.outputs["megatron_sha"] == SHA
     assert result.outputs["sglang_ref"] == ""  # whitespace-only is unset (defect 4)
     assert result.outputs["named_by"] == "dispatch"
 
 
-def test_input_flag_beats_body_per_dependency(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_input_flag_beats_body_per_dependency(write_event: EventWriter, cli: Cli) -> None:
     body = "ci-sglang-pr: #1\nci-megatron-pr: #2"
     result = cli("resolve", "--event-name", "pull_request", "--event-path",
-                 pr_event(tmp_path, body), "--input", "ci_sglang_pr=#9")
+                 write_event(body), "--input", "ci_sglang_pr=#9")
     overrides = json.loads(result.outputs["overrides"])
     assert overrides["sglang"]["ref"] == "refs/pull/9/head"
     assert overrides["sglang"]["source"] == "dispatch"
@@ -91,14 +81,14 @@ def test_input_flag_beats_body_per_dependency(tmp_path: Path, cli) -> None:  # t
     assert result.outputs["named_by"] == "dispatch"
 
 
-def test_invalid_dispatch_input_names_the_input(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_dispatch_input_names_the_input(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--event-name", "workflow_dispatch",
-                 "--event-path", event(tmp_path, {"inputs": {"ci_sglang_pr": "1234"}}))
+                 "--event-path", write_event(payload={"inputs": {"ci_sglang_pr": "1234"}}))
     assert result.code == 1
     assert "input `ci_sglang_pr`: `1234` is a bare number; did you mean `#1234`" in result.stderr
 
 
-def test_lock_file_and_default_precedence(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_lock_file_and_default_precedence(write_event: EventWriter, tmp_path: Path, cli: Cli) -> None:
     lock = tmp_path / "deps.lock.json"
     lock.write_text(json.dumps({"sglang_commit": SHA, "megatron_commit": SHA, "other": 1}))
     config = tmp_path / "c.toml"
@@ -106,19 +96,20 @@ def test_lock_file_and_default_precedence(tmp_path: Path, cli) -> None:  # type:
                       f'[dependencies.extra]\nrepository = "a/b"\npath = "/x"\n'
                       f'default = "release"\n')
     result = cli("resolve", "--config", str(config), "--event-name", "pull_request",
-                 "--event-path", pr_event(tmp_path, "ci-megatron-pr: #5"))
+                 "--event-path", write_event("ci-megatron-pr: #5"))
     overrides = json.loads(result.outputs["overrides"])
     assert overrides["sglang"]["source"] == "lock" and overrides["sglang"]["sha"] == SHA
     assert overrides["megatron"]["source"] == "body"  # body beats lock and default
-    assert overrides["extra"] == {"ref": "release", "sha": None, "source": "default",
-                                  "raw": "release", "line": None, "pr": None}
+    assert overrides["extra"] == {"ref": "release", "sha": None, "kind": "ref",
+                                  "source": "default", "raw": "release", "line": None,
+                                  "pr": None}
     assert result.outputs["extra_ref"] == "release"
     assert result.outputs["named_by"] == "body"
 
 
-def test_invalid_directive_fails_closed(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_directive_fails_closed(write_event: EventWriter, cli: Cli) -> None:
     body = "Intro\n\n* ci-sgl-pr: #12\n"
-    result = cli("resolve", "--event-name", "pull_request", "--event-path", pr_event(tmp_path, body))
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", write_event(body))
     assert result.code == 1
     # Only the report: no skip flag a later `if: always()` could read as "nothing named".
     assert set(result.outputs) == {"report"}
@@ -129,9 +120,9 @@ def test_invalid_directive_fails_closed(tmp_path: Path, cli) -> None:  # type: i
     assert "Traceback" not in result.stderr
 
 
-def test_warning_annotation_has_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_warning_annotation_has_line(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--event-name", "pull_request",
-                 "--event-path", pr_event(tmp_path, "x\n    ci-sglang-pr: #1"))
+                 "--event-path", write_event("x\n    ci-sglang-pr: #1"))
     assert result.code == 0
     assert "::warning title=rocm-deps%3A directive warning,line=2::line 2:" in result.stderr
     assert result.outputs["skip_dependency_install"] == "true"
@@ -145,10 +136,10 @@ def test_warning_annotation_has_line(tmp_path: Path, cli) -> None:  # type: igno
     ("pull_request", "NONE", "OWNER", 0),
 ], ids=["contributor-refused", "first-timer-refused", "member-trusted", "widened-list",
         "pull-request-is-unprivileged"])
-def test_trust_under_privileged_events(tmp_path: Path, cli, event_name: str,  # type: ignore[no-untyped-def]
+def test_trust_under_privileged_events(write_event: EventWriter, cli: Cli, event_name: str,
                                        association: str, trusted: str, code: int) -> None:
     result = cli("resolve", "--event-name", event_name, "--trusted-associations", trusted,
-                 "--event-path", pr_event(tmp_path, "ci-sglang-pr: #1", association))
+                 "--event-path", write_event("ci-sglang-pr: #1", association=association))
     assert result.code == code
     if code:
         assert "input `trusted-associations`" in result.stderr
@@ -157,22 +148,22 @@ def test_trust_under_privileged_events(tmp_path: Path, cli, event_name: str,  # 
         assert result.outputs["sglang_ref"] == "refs/pull/1/head"
 
 
-def test_untrusted_body_without_directives_passes(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_untrusted_body_without_directives_passes(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--event-name", "pull_request_target",
-                 "--event-path", pr_event(tmp_path, "just a fix", "NONE"))
+                 "--event-path", write_event("just a fix", association="NONE"))
     assert result.code == 0 and result.outputs["skip_dependency_install"] == "true"
 
 
-def test_issue_comment_reads_pr_body(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_issue_comment_reads_pr_body(write_event: EventWriter, cli: Cli) -> None:
     payload = {"issue": {"number": 3, "body": "ci-megatron-pr: main", "pull_request": {},
                          "author_association": "OWNER"}, "comment": {"body": "/test"}}
-    result = cli("resolve", "--event-name", "issue_comment", "--event-path", event(tmp_path, payload))
+    result = cli("resolve", "--event-name", "issue_comment", "--event-path", write_event(payload=payload))
     assert result.code == 0 and result.outputs["megatron_ref"] == "main"
 
 
-def test_json_format_prints_report_on_stdout(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--format", "json", "--event-name", "pull_request",
-                 "--event-path", pr_event(tmp_path, "ci-sglang-pr: #7\nci-sglang-pr: #7"))
+                 "--event-path", write_event("ci-sglang-pr: #7\nci-sglang-pr: #7"))
     report = json.loads(result.stdout)
     assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides",
                            "warnings", "errors"}
@@ -181,7 +172,7 @@ def test_json_format_prints_report_on_stdout(tmp_path: Path, cli) -> None:  # ty
     assert "::warning" in result.stderr and "::warning" not in result.stdout
 
 
-def test_body_file_lints_locally(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_body_file_lints_locally(tmp_path: Path, cli: Cli) -> None:
     body = tmp_path / "body.md"
     body.write_text("ci-sglang-pr: 99\n")
     result = cli("resolve", "--body-file", str(body), github_actions=False)
@@ -192,16 +183,17 @@ def test_body_file_lints_locally(tmp_path: Path, cli) -> None:  # type: ignore[n
 @pytest.mark.parametrize(("argv", "message"), [
     (["--event-path", "/nonexistent/event.json", "--event-name", "pull_request"],
      "does not exist"),
-    (["--config", "/nonexistent.toml"], "configuration file /nonexistent.toml does not exist"),
+    (["--config", "/nonexistent.toml"],
+     "::error title=rocm-deps::configuration file /nonexistent.toml does not exist"),
     (["--input", "novalue"], "expected NAME=VALUE"),
 ], ids=["missing-event", "missing-config", "bad-input"])
-def test_usage_errors_exit_2(cli, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+def test_usage_errors_exit_2(cli: Cli, argv: list[str], message: str) -> None:
     result = cli("resolve", *argv)
     assert result.code == 2
     assert message in result.stderr
 
 
-def test_unparseable_event_exits_2(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_unparseable_event_exits_2(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "event.json"
     path.write_text("{not json")
     result = cli("resolve", "--event-name", "pull_request", "--event-path", str(path))

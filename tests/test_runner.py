@@ -67,7 +67,9 @@ def test_invalid_output_names_are_refused(name: str) -> None:
         format_output(name, "v", "ghadelimiter_x")
 
 
-def test_without_files_outputs_and_summary_go_nowhere(tmp_path: Path) -> None:
+def test_without_files_outputs_and_summary_go_nowhere(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # where a relative default would land
     stream = io.StringIO()
     runner = Runner(stream=stream)
     runner.set_outputs({"a": "b"})

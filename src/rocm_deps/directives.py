@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocm_deps.config import DependencyConfig
+from rocm_deps.model import Finding, Level
 from rocm_deps.refs import (
     RefSpec,
     ValueProblem,
@@ -65,15 +66,6 @@ class _Engine:
 
     def mentions(self, line: str) -> bool:
         return self.mention.search(line, **self.options) is not None
-
-
-@dataclass(frozen=True)
-class Finding:
-    """An error or a warning about one line of the body (line 0: the body as a whole)."""
-
-    level: str
-    message: str
-    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -249,7 +241,7 @@ class _Parser:
                 f"An unknown key is an error so that a typo cannot silently test the image's "
                 f"baseline instead")
 
-    def _add(self, level: str, number: int, line: str, message: str) -> None:
+    def _add(self, level: Level, number: int, line: str, message: str) -> None:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
 
 

@@ -3,7 +3,9 @@
 Non-interactive (`GIT_TERMINAL_PROMPT=0`), `-c safe.directory=<path>` because container
 checkouts are often owned by another user, inherited `GIT_*` variables that would point git
 at another repository stripped, refs always after `--`. Probes are named `try_*` and return
-booleans; actions raise `GitError`. Only network operations are retried.
+booleans; questions (`commit_of`, `layout`, ...) return data or None; actions are named verbs
+(`reset_hard`, `clean`, `checkout_detached`, `apply`, ...) that raise `GitError`. Only network
+operations are retried.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ class GitError(Exception):
         super().__init__(message)
         self.message = message
         self.result = result
+
+
+@dataclass(frozen=True)
+class Layout:
+    top: Path
+    git_dir: Path
 
 
 @dataclass(frozen=True)
@@ -102,33 +110,84 @@ class Git:
         else:
             self.check(*args)
 
-    # ---- probes ----
+    # ---- questions: return data, never raise ----
 
-    def try_rev_parse(self, revision: str) -> str | None:
+    def layout(self) -> Layout | None:
+        """The top of the work tree and the git directory, or None outside a work tree."""
+        result = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", echo=False)
+        lines = result.stdout.splitlines()
+        return Layout(Path(lines[0]), Path(lines[1])) if result.ok and len(lines) == 2 else None
+
+    def commit_of(self, revision: str) -> str | None:
+        """The full SHA `revision` names, or None when it names nothing."""
         result = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", revision,
                           echo=False)
         return result.stdout.strip() if result.ok else None
 
-    def try_layout(self) -> tuple[Path, Path] | None:
-        """(top of the work tree, git directory), or None outside a work tree: one call."""
-        result = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", echo=False)
-        lines = result.stdout.splitlines()
-        return (Path(lines[0]), Path(lines[1])) if result.ok and len(lines) == 2 else None
-
-    def remote_url(self, remote: str) -> str:
+    def remote_url(self, remote: str) -> str | None:
         result = self.run("remote", "get-url", "--", remote, echo=False)
-        return result.stdout.strip() if result.ok else "(no such remote)"
+        return result.stdout.strip() if result.ok else None
 
-    def try_ls_remote(self, remote: str, ref: str) -> list[tuple[str, str]]:
-        """(sha, name) pairs the remote advertises for `ref`; empty on any failure."""
+    def remote_commit(self, remote: str, ref: str) -> str | None:
+        """The commit the remote advertises for exactly `ref` (no suffix matching), or None."""
         result = self.run("-c", "protocol.version=2", "ls-remote", remote, "--", ref)
         if not result.ok:
-            return []
-        pairs = []
+            return None
+        advertised = {}
         for line in result.stdout.splitlines():
             sha, _, name = line.partition("\t")
-            pairs.append((sha.strip(), name.strip()))
-        return pairs
+            advertised[name.strip()] = sha.strip()
+        # git's own order for a short name (ref_rev_parse_rules); an annotated tag's peeled
+        # entry (`^{}`) names the commit.
+        for candidate in _full_names(ref):
+            for name in (f"{candidate}^{{}}", candidate):
+                if name in advertised:
+                    return advertised[name]
+        return None
+
+    def diff_against_head(self) -> str:
+        """Tracked changes in the work tree, as a binary patch."""
+        return self.check("diff", "--binary", "HEAD", echo=False)
+
+    def untracked_files(self) -> str:
+        """Untracked, not ignored file names, NUL-separated."""
+        return self.check("ls-files", "--others", "--exclude-standard", "-z", echo=False)
+
+    def describe_head(self) -> str:
+        return self.check("log", "--oneline", "--no-decorate", "-1").strip()
+
+    # ---- probes: named try_*, return booleans ----
+
+    def try_apply_check(self, patch: Path, *, reverse: bool = False, echo: bool = True) -> bool:
+        """Whether `patch` applies (or, reversed, is already present) to the work tree."""
+        return self.run(*_apply_args(patch, check=True, reverse=reverse), echo=echo).ok
+
+    # ---- actions: raise GitError; only shown, not run, in a dry run ----
+
+    def reset_hard(self) -> None:
+        self.change("reset", "--hard", "HEAD")
+
+    def clean(self) -> None:
+        self.change("clean", "-fd")
+
+    def checkout_detached(self, commit: str) -> None:
+        self.change("checkout", "-f", "--detach", commit)
+
+    def apply(self, patch: Path) -> None:
+        self.change(*_apply_args(patch, check=False, reverse=False))
+
+    def plan_apply(self, patch: Path) -> None:
+        """A dry run's view of the probe and the apply."""
+        self.change(*_apply_args(patch, check=True, reverse=False))
+        self.apply(patch)
+
+    def rejected_hunks(self, patch: Path) -> str:
+        """git's explanation of why `patch` does not apply."""
+        result = self.run(*_apply_args(patch, check=True, reverse=False), "--verbose", echo=False)
+        return result.stderr.strip()
+
+    def update_submodules(self, retry: RetryPolicy) -> int:
+        return self.with_retries(("submodule", "update", "--init", "--recursive"), retry)
 
     # ---- network ----
 
@@ -158,6 +217,18 @@ class Git:
                              f"retrying in {delay:.0f} s")
             sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _full_names(ref: str) -> tuple[str, ...]:
+    if ref.startswith("refs/"):
+        return (ref,)
+    return (ref, f"refs/{ref}", f"refs/tags/{ref}", f"refs/heads/{ref}", f"refs/remotes/{ref}",
+            f"refs/remotes/{ref}/HEAD")
+
+
+def _apply_args(patch: Path, *, check: bool, reverse: bool) -> tuple[str, ...]:
+    return ("apply", *(("--check",) if check else ()), *(("--reverse",) if reverse else ()),
+            str(patch))
 
 
 def _last_lines(text: str, count: int = 6) -> str:

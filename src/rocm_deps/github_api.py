@@ -1,9 +1,10 @@
 """GitHub API access (DESIGN §5): the only module that imports PyGithub, and only when a token
-is given (`resolve` imports this module lazily).
+is given (`resolution` imports this module lazily).
 
-Pins every named ref to a full commit SHA, so all jobs of a run test the same commits; fails
-before any GPU job is queued when a PR or ref does not exist; reads the live PR body. One
-request per directive; explicit timeouts; bounded retries; never an hour-long rate-limit sleep.
+An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises
+`ApiError` with a message for the PR author. What a merged PR or a missing ref *means* is
+decided by the caller (`resolution`). One request per question; explicit timeouts; bounded
+retries; never an hour-long rate-limit sleep.
 """
 
 from __future__ import annotations
@@ -21,14 +22,8 @@ from github.GithubException import (
     UnknownObjectException,
 )
 
-from rocm_deps.directives import Finding
-from rocm_deps.errors import FatalError
-
 if TYPE_CHECKING:
-    from rocm_deps.commands.resolve import Override, ResolveReport, ResolveSettings
-    from rocm_deps.config import Config
-    from rocm_deps.event import EventContext
-    from rocm_deps.runner import Runner
+    from rocm_deps.config import ApiConfig
 
 T = TypeVar("T")
 
@@ -50,15 +45,14 @@ class PullInfo:
 
 
 class GitHubApi:
-    def __init__(self, settings: ResolveSettings) -> None:
-        api = settings.config.api
-        self.base_url = settings.api_url.rstrip("/")
+    def __init__(self, base_url: str, token: str, api: ApiConfig) -> None:
+        self.base_url = base_url.rstrip("/")
         self.attempts = api.attempts
         self.timeout = api.timeout_seconds
         retry = GithubRetry(total=api.attempts - 1, backoff_factor=api.backoff_seconds,
                             max_rate_limit_wait=api.max_rate_limit_wait_seconds)
         self.github = Github(
-            base_url=self.base_url, auth=Auth.Token(settings.token or ""),
+            base_url=self.base_url, auth=Auth.Token(token),
             timeout=api.timeout_seconds, retry=retry, seconds_between_requests=None,
             seconds_between_writes=None, lazy=True, user_agent="rocm-deps")
 
@@ -123,49 +117,3 @@ def _reset_text(headers: dict[str, str] | None) -> str:
     reset = datetime.fromtimestamp(int(value), timezone.utc)
     minutes = max(0, round((reset - datetime.now(timezone.utc)).total_seconds() / 60))
     return f"it resets at {reset:%Y-%m-%d %H:%M} UTC (in {minutes} minutes)"
-
-
-def read_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
-    """The live PR (a re-run after editing the description sees the edited body)."""
-    if context.repository is None or context.pr_number is None:
-        raise FatalError("body-source `api` needs the event's repository and PR number; this "
-                         f"`{context.event_name}` event has none")
-    try:
-        return GitHubApi(settings).pull(context.repository, context.pr_number)
-    except ApiError as error:
-        raise FatalError(f"could not read the PR body from the API: {error}") from None
-
-
-def pin_overrides(settings: ResolveSettings, config: Config, report: ResolveReport,
-                  runner: Runner) -> None:
-    """Give every override a full SHA, one request per directive; problems become errors."""
-    api = GitHubApi(settings)
-    for name, override in report.overrides.items():
-        repository = config.dependency(name).repository
-        try:
-            _pin(api, repository, override, report)
-        except ApiError as error:
-            where = f"line {override.line}: " if override.line else ""
-            report.errors.append(Finding(
-                "error", f"{where}{name} `{override.raw}` ({override.source}): {error}",
-                override.line or 0))
-
-
-def _pin(api: GitHubApi, repository: str, override: Override, report: ResolveReport) -> None:
-    if override.kind == "pr" and override.pr is not None:
-        pull = api.pull(repository, override.pr)
-        override.sha = pull.head_sha
-        summary = (f"{override.name}: #{pull.number} ({pull.head_label} into {pull.base_ref}) "
-                   f"is {'merged' if pull.merged else pull.state}; testing its head "
-                   f"{pull.head_sha}")
-        if pull.merged or pull.state == "closed":
-            report.warnings.append(Finding(
-                "warning", f"{summary}. The PR is no longer open: its head may be behind what "
-                           f"was merged into {pull.base_ref}", override.line or 0))
-        else:
-            report.notices.append(summary)
-        return
-    sha = api.commit(repository, override.sha or override.ref)
-    if override.kind == "short-commit":
-        override.ref = sha  # install fetches and verifies the full SHA
-    override.sha = sha

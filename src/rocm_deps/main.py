@@ -1,5 +1,5 @@
-"""Command line (DESIGN §8). Parses arguments, reads the environment once into settings
-objects, dispatches, and maps errors to exit codes. Nothing below this reads `os.environ`."""
+"""Command line (DESIGN §8). Parses arguments, builds settings once (`settings`), dispatches,
+and maps errors to exit codes. Below `settings`, nothing reads `os.environ`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
-from rocm_deps import __version__
-from rocm_deps.commands.resolve import ResolveSettings
-from rocm_deps.config import load_config
-from rocm_deps.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, FatalError, Interrupted, UsageError
+from rocm_deps import __version__, settings
+from rocm_deps.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, FatalError, Interrupted
+from rocm_deps.model import BODY_SOURCES, DEFAULT_TRUSTED, OUTPUT_FORMATS
 from rocm_deps.runner import Runner
 
 
@@ -45,19 +44,23 @@ def build_parser() -> argparse.ArgumentParser:
                          help="interpreter to pip install into (default: python3 on PATH)")
     install.add_argument("--dry-run", action="store_true",
                          help="print every command in order and change nothing")
-    install.add_argument("--workspace-install", choices=("true", "false"),
+    install.add_argument("--workspace-install", metavar="true|false",
                          help="override the config's install.workspace-install")
 
     demo = commands.add_parser("demo", help="run resolve then install in a throw-away sandbox")
     demo.add_argument("--keep", action="store_true", help="keep the sandbox directory")
-    demo.add_argument("--format", choices=("text", "json"), default="text")
+    _format(demo)
     return parser
+
+
+def _format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text",
+                        help="json prints the report on stdout (logs go to stderr)")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="F", type=Path, help="TOML file overriding defaults")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="json prints the report on stdout (logs go to stderr)")
+    _format(parser)
 
 
 def _event_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,10 +74,10 @@ def _event_arguments(parser: argparse.ArgumentParser) -> None:
                         help="read the PR body from this file instead of the event")
     parser.add_argument("--github-token-env", metavar="VAR",
                         help="name of the environment variable holding a GitHub token")
-    parser.add_argument("--body-source", choices=("event", "api"), default="event",
+    parser.add_argument("--body-source", choices=BODY_SOURCES, default="event",
                         help="api: read the PR body from the GitHub API (needs a token)")
     parser.add_argument("--trusted-associations", metavar="LIST",
-                        default="OWNER,MEMBER,COLLABORATOR",
+                        default=",".join(DEFAULT_TRUSTED),
                         help="author associations whose directives are honoured under "
                              "pull_request_target / workflow_run / issue_comment")
 
@@ -88,40 +91,6 @@ def make_runner(environ: Mapping[str, str]) -> Runner:
                   output_path=path("GITHUB_OUTPUT"), summary_path=path("GITHUB_STEP_SUMMARY"))
 
 
-def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
-                     runner: Runner) -> ResolveSettings:
-    token = None
-    if arguments.github_token_env:
-        token = environ.get(arguments.github_token_env, "").strip() or None
-        if token:
-            runner.mask(token)  # before anything else can print it
-    event_path = arguments.event_path or (
-        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
-    return ResolveSettings(
-        config=load_config(arguments.config),
-        event_name=arguments.event_name or environ.get("GITHUB_EVENT_NAME", ""),
-        event_path=event_path,
-        inputs=_parse_inputs(arguments.input),
-        body_file=arguments.body_file,
-        token=token,
-        body_source=arguments.body_source,
-        trusted_associations=tuple(
-            item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),
-        output_format=arguments.format,
-        api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
-    )
-
-
-def _parse_inputs(items: Sequence[str]) -> dict[str, str]:
-    inputs = {}
-    for item in items:
-        name, separator, value = item.partition("=")
-        if not separator or not name:
-            raise UsageError(f"--input {item!r}: expected NAME=VALUE, e.g. ci_sglang_pr=#123")
-        inputs[name] = value
-    return inputs
-
-
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(f"received {signal.Signals(signum).name}; stopped", title="Cancelled")
 
@@ -130,6 +99,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     environ = os.environ if environ is None else environ
     arguments = build_parser().parse_args(argv)
     runner = make_runner(environ)
+    if getattr(arguments, "github_token_env", None):
+        runner.mask(environ.get(arguments.github_token_env, "").strip())  # before anything else
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     try:
         return _dispatch(arguments, environ, runner)
@@ -151,19 +122,21 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
 
 def _dispatch(arguments: argparse.Namespace, environ: Mapping[str, str], runner: Runner) -> int:
+    interpreter = settings.Interpreter.current()
     if arguments.command == "resolve":
         from rocm_deps.commands import resolve
 
-        return resolve.run(resolve_settings(arguments, environ, runner), runner)
+        return resolve.run(settings.resolve_settings(arguments, environ), runner)
     if arguments.command == "install":
         from rocm_deps.commands import install
 
-        return install.run(install.settings_from(arguments, environ, runner,
-                                                 resolve_settings(arguments, environ, runner)),
+        resolve_settings = settings.resolve_settings(arguments, environ)
+        return install.run(settings.install_settings(arguments, environ, resolve_settings,
+                                                     cwd=Path.cwd(), interpreter=interpreter),
                            runner)
     from rocm_deps.commands import demo
 
-    return demo.run(keep=arguments.keep, output_format=arguments.format, runner=runner)
+    return demo.run(settings.demo_settings(arguments, environ, interpreter), runner)
 
 
 def entrypoint() -> None:

@@ -7,31 +7,18 @@ real `git apply --check` in both directions; the file list comes from the patch 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps.git import Git
-
-APPLIED = "applied"
-ALREADY_PRESENT = "already-present"
-MISSING_TARGET = "missing-target"
-AMBIGUOUS = "ambiguous"
-INCOMPATIBLE = "incompatible"
-PLANNED = "planned"
-
-
-@dataclass(frozen=True)
-class PatchOutcome:
-    patch: str
-    state: str
-    sha256: str
-    missing: tuple[str, ...] = ()
-    rejected: str = ""
-    tolerated: bool = False  # missing-target with on-missing-target = "skip"
-
-    @property
-    def ok(self) -> bool:
-        return self.state in (APPLIED, ALREADY_PRESENT, PLANNED) or self.tolerated
+from rocm_deps.model import (
+    ALREADY_PRESENT,
+    AMBIGUOUS,
+    APPLIED,
+    INCOMPATIBLE,
+    MISSING_TARGET,
+    PLANNED,
+    PatchOutcome,
+)
 
 
 def sha256_of(path: Path) -> str:
@@ -67,15 +54,14 @@ def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) ->
     """Probe `patch` against the checked-out tree and apply it when that is the outcome."""
     digest = sha256_of(patch)
     if git.dry_run:
-        git.change("apply", "--check", str(patch))
-        git.change("apply", str(patch))
+        git.plan_apply(patch)
         return PatchOutcome(label, PLANNED, digest)
-    forward = git.run("apply", "--check", str(patch)).ok
-    reverse = git.run("apply", "--check", "--reverse", str(patch)).ok
+    forward = git.try_apply_check(patch)
+    reverse = git.try_apply_check(patch, reverse=True)
     if forward and reverse:
         return PatchOutcome(label, AMBIGUOUS, digest)
     if forward:
-        git.change("apply", str(patch))
+        git.apply(patch)
         return PatchOutcome(label, APPLIED, digest)
     if reverse:
         return PatchOutcome(label, ALREADY_PRESENT, digest)
@@ -83,9 +69,4 @@ def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) ->
     missing = tuple(name for name in files_required(text) if not (git.path / name).exists())
     if missing:
         return PatchOutcome(label, MISSING_TARGET, digest, missing, tolerated=skip_missing)
-    rejected = git.run("apply", "--check", "--verbose", str(patch), echo=False)
-    return PatchOutcome(label, INCOMPATIBLE, digest, rejected=rejected.stderr.strip())
-
-
-def try_reverse_applies(git: Git, patch: Path) -> bool:
-    return git.run("apply", "--check", "--reverse", str(patch), echo=False).ok
+    return PatchOutcome(label, INCOMPATIBLE, digest, rejected=git.rejected_hunks(patch))

@@ -1,22 +1,22 @@
 """Classify a directive value into what `git fetch` will be asked for (DESIGN §3 value table).
 
-Pure: strings in, a `RefSpec` or a `ValueProblem` out. The checks mirror
-`git check-ref-format --allow-onelevel` and add ours: ASCII only, at most 255 bytes,
-no leading `-` (so a value can never become an option of git).
+Pure: strings in, a `RefSpec` or a `ValueProblem` out. Every ref it emits passes
+`model.check_ref_format` (git's rules plus ours: ASCII, at most 255 bytes, no leading `-`,
+so a value can never become an option of git).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from rocm_deps.model import FULL_SHA_ANY_CASE, Kind, check_ref_format, describe_character
 
 if TYPE_CHECKING:
     import regex
 
-MAX_REF_BYTES = 255
 MAX_PR_NUMBER_DIGITS = 10
 
 # Invisible or format characters: they make `ci-sglang-pr:` look right while matching nothing,
@@ -27,7 +27,6 @@ INVISIBLE_SOURCE = (
 )
 
 # Value shapes are ASCII by definition (non-ASCII values are refused first): stdlib `re`.
-_FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGITS = re.compile(r"[0-9]+")
 _PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
@@ -37,14 +36,13 @@ _URL = re.compile(
     r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/"
     r"(?:pull/([0-9]+)(?:[/?#].*)?|commit/([0-9a-fA-F]+)(?:[/?#].*)?)"
 )
-_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
 @dataclass(frozen=True)
 class RefSpec:
     """What to fetch. `kind` is `pr`, `commit`, `short-commit` or `ref`."""
 
-    kind: str
+    kind: Kind
     ref: str
     pr: int | None = None
     sha: str | None = None
@@ -55,11 +53,6 @@ class ValueProblem:
     """Why a value was refused, written for the PR author: what is wrong and how to write it."""
 
     message: str
-
-
-def describe_character(character: str) -> str:
-    name = unicodedata.name(character, "unnamed character")
-    return f"U+{ord(character):04X} {name}"
 
 
 @functools.cache
@@ -90,41 +83,6 @@ def show_invisible(text: str) -> str:
     return invisible_pattern().sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
 
 
-def check_ref_format(ref: str) -> str | None:
-    """The reason `ref` is not a valid ref name, or None. Same rules as
-    `git check-ref-format --allow-onelevel`, plus ours (ASCII, length, no leading '-')."""
-    if not ref:
-        return "it is empty"
-    if not ref.isascii():
-        bad = next(character for character in ref if not character.isascii())
-        return f"it contains the non-ASCII character {describe_character(bad)}"
-    if len(ref.encode()) > MAX_REF_BYTES:
-        return f"it is longer than {MAX_REF_BYTES} bytes"
-    if ref.startswith("-"):
-        return "it starts with '-' (git would read it as an option)"
-    forbidden = _REF_FORBIDDEN.search(ref)
-    if forbidden:
-        character = forbidden.group()
-        shown = repr(character) if character.isprintable() and character != " " else (
-            "a space" if character == " " else f"control character U+{ord(character):04X}")
-        return f"it contains {shown}, which git does not allow in a ref name"
-    if ref == "@":
-        return "'@' alone is not a ref name"
-    for sequence, why in (("..", "'..'"), ("@{", "'@{'"), ("//", "'//'")):
-        if sequence in ref:
-            return f"it contains {why}, which git does not allow in a ref name"
-    if ref.startswith("/") or ref.endswith("/"):
-        return "it starts or ends with '/'"
-    if ref.endswith("."):
-        return "it ends with '.'"
-    for component in ref.split("/"):
-        if component.startswith("."):
-            return f"the component {component!r} starts with '.'"
-        if component.endswith(".lock"):
-            return f"the component {component!r} ends with '.lock'"
-    return None
-
-
 def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     """Turn one trimmed directive value into a fetch target for `repository` (owner/repo)."""
     if not value:
@@ -139,7 +97,7 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
         return ValueProblem(f"`{value}` contains the non-ASCII character "
                             f"{describe_character(character)}; refs, PR numbers and SHAs are "
                             f"plain ASCII: retype the value")
-    if _FULL_SHA.fullmatch(value):
+    if FULL_SHA_ANY_CASE.fullmatch(value):
         return RefSpec("commit", value.lower(), sha=value.lower())
     if "://" in value:
         return _classify_url(value, repository)
@@ -198,6 +156,6 @@ def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
         return problem
     if pr_digits is not None:
         return _pull_request(pr_digits, value)
-    if not _FULL_SHA.fullmatch(sha):
+    if not FULL_SHA_ANY_CASE.fullmatch(sha):
         return ValueProblem(f"`{value}` names an abbreviated commit; use the full 40-digit SHA")
     return RefSpec("commit", sha.lower(), sha=sha.lower())

@@ -143,6 +143,11 @@ def markdown_cell(value: object) -> str:
     return f"`{text}`" if text else ""
 
 
+def escape_markdown(text: str) -> str:
+    """Text quoted from input (PR-body lines, error messages) must not open HTML in a summary."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]

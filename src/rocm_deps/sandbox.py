@@ -8,8 +8,8 @@ tiny in-tree PEP 660 build backend, so `pip install -e` needs no network at all.
 
 from __future__ import annotations
 
+import json
 import shutil
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,8 +142,6 @@ class Sandbox:
 
     def event(self, body: str, path: Path | None = None) -> Path:
         """A `pull_request` event payload with `body`, as the runner would write it."""
-        import json
-
         target = path or self.root / "event.json"
         target.write_text(json.dumps({"pull_request": {
             "number": 7, "body": body, "author_association": "MEMBER"}}), encoding="utf-8")
@@ -203,19 +201,40 @@ class Builder:
         self.git(checkout, "checkout", "-q", "--detach", commit)
 
 
-def create_venv(path: Path, runner: Runner, environ: Mapping[str, str]) -> str:
-    """A virtualenv standing in for the container's interpreter; returns its python."""
-    process.run((sys.executable, "-m", "venv", str(path)), runner, env=environ, echo=False,
-                check=True)
-    return str(path / "bin" / "python")
+def create_venv(path: Path, base_python: str, runner: Runner,
+                environ: Mapping[str, str]) -> str:
+    """A virtualenv standing in for the container's interpreter; returns its python.
+
+    Its pip is the creating interpreter's own, linked in: installing a private copy
+    (ensurepip) costs seconds per sandbox and changes nothing pip does. Without a pip to
+    link, the venv gets its own."""
+    def run(*argv: str) -> str:
+        return process.run(argv, runner, env=environ, echo=False, check=True).stdout.strip()
+
+    pip_dir = process.run((base_python, "-c", "import os, pip; print(os.path.dirname("
+                                              "pip.__file__))"), runner, env=environ,
+                          echo=False)
+    if not pip_dir.ok:
+        run(base_python, "-m", "venv", str(path))
+        return str(path / "bin" / "python")
+    run(base_python, "-m", "venv", "--without-pip", str(path))
+    python = path / "bin" / "python"
+    site_packages = Path(run(str(python), "-c", "import sysconfig; "
+                                                "print(sysconfig.get_paths()['purelib'])"))
+    (site_packages / "pip").symlink_to(pip_dir.stdout.strip())
+    return str(python)
 
 
 def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
-          python: str | None = None) -> Sandbox:
-    """Lay out the sandbox under `root` (which must be empty or absent)."""
+          python_for_venv: str | None = None, python: str | None = None) -> Sandbox:
+    """Lay out the sandbox under `root` (which must be empty or absent). The target
+    interpreter is `python` when given, else a new virtualenv made by `python_for_venv`."""
     builder = Builder(runner, environ)
     root.mkdir(parents=True, exist_ok=True)
-    python = python or create_venv(root / "venv", runner, environ)
+    if python is None:
+        if python_for_venv is None:
+            raise ValueError("build() needs `python` or `python_for_venv`")
+        python = create_venv(root / "venv", python_for_venv, runner, environ)
     origins, baked, commits = {}, {}, {}
     image = root / "image"
     locations = {"sglang": image / "sgl-workspace" / "sglang",
@@ -242,11 +261,29 @@ def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
     return Sandbox(root, workspace, python, config, origins, baked, commits)
 
 
-def copy_venv(template: Path, destination: Path) -> str:
-    """Copy a template virtualenv (cheaper than creating one); `python -m pip` still works
-    because the interpreter finds its pyvenv.cfg next to the copied bin/ directory."""
-    shutil.copytree(template, destination, symlinks=True)
-    return str(destination / "bin" / "python")
+def copy(box: Sandbox, destination: Path) -> Sandbox:
+    """An independent copy of a built sandbox at `destination`: much cheaper than building
+    one (no git history to write, no pip). Absolute paths that name the old root (remote
+    URLs, the config, the venv's editable-install links) are rewritten."""
+    shutil.copytree(box.root, destination, symlinks=True)  # the venv's pip stays a link
+    old, new = str(box.root), str(destination)
+    files = [destination / box.config.relative_to(box.root)]
+    files += [destination / path.relative_to(box.root) / ".git" / "config"
+              for path in box.baked.values()]
+    venv = destination / "venv"
+    files += [*venv.glob("lib/python*/site-packages/*.pth"),
+              *venv.glob("lib/python*/site-packages/*.dist-info/direct_url.json")]
+    for path in files:
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    def moved(path: Path) -> Path:
+        return destination / path.relative_to(box.root)
+
+    python = str(moved(Path(box.python))) if Path(box.python).is_relative_to(box.root) \
+        else box.python
+    return Sandbox(destination, moved(box.workspace), python, moved(box.config),
+                   {name: moved(path) for name, path in box.origins.items()},
+                   {name: moved(path) for name, path in box.baked.items()}, box.commits)
 
 
 def installed_versions(box: Sandbox, runner: Runner, environ: Mapping[str, str]) -> dict[str, str]:
@@ -254,8 +291,6 @@ def installed_versions(box: Sandbox, runner: Runner, environ: Mapping[str, str])
     script = ("import json, importlib\n"
               "print(json.dumps({n: importlib.import_module(n).__version__ "
               "for n in ('sglang', 'megatron')}))")
-    import json
-
     result = process.run((box.python, "-c", script), runner, env=environ, echo=False, check=True)
     return dict(json.loads(result.stdout))
 

@@ -1,0 +1,315 @@
+"""Put exactly the named dependency commits into the container (DESIGN §6).
+
+For each overridden dependency, in the order of DESIGN §6: open the clone; skip everything
+when the install record says this commit with these patches is already installed into this
+interpreter; else clean, fetch, check out, verify, update submodules, probe/apply patches and
+`pip install -e`; then reinstall the workspace. Dependencies that are not named are never
+touched. Settings in, an `InstallReport` out; nothing here prints a summary or an output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_deps import __version__, process
+from rocm_deps.config import DependencyConfig
+from rocm_deps.git import Git, GitError, RetryPolicy, is_permanent_fetch_failure
+from rocm_deps.model import (
+    AMBIGUOUS,
+    FAILED,
+    INSTALLED,
+    MISSING_TARGET,
+    PLANNED_INSTALL,
+    UP_TO_DATE,
+    DependencyReport,
+    InstallReport,
+    InstallSettings,
+    Override,
+    PatchOutcome,
+)
+from rocm_deps.patches import probe_and_apply, sha256_of
+from rocm_deps.pip import editable_install_argv, pip_environment
+from rocm_deps.record import Record, RecordFile, Request, tree_fingerprint
+from rocm_deps.runner import Runner
+
+
+class StepFailed(Exception):
+    def __init__(self, step: str, message: str) -> None:
+        super().__init__(message)
+        self.step = step
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Clone:
+    """A dependency's baked clone, opened: git bound to it and its install record."""
+
+    git: Git
+    record: RecordFile
+
+
+@dataclass(frozen=True)
+class PatchFile:
+    label: str  # as configured, relative to the workspace
+    path: Path
+
+
+class Installer:
+    def __init__(self, settings: InstallSettings, runner: Runner) -> None:
+        self.settings = settings
+        self.runner = runner
+        self.dry_run = settings.dry_run
+        install = settings.config.install
+        self.retry = RetryPolicy(install.fetch_attempts, install.retry_min_seconds,
+                                 install.retry_max_seconds)
+
+    def install(self, overrides: Mapping[str, Override]) -> InstallReport:
+        report = InstallReport(self.dry_run, self.settings.python)
+        for dependency in self.settings.config.dependencies:
+            override = overrides.get(dependency.name)
+            if override is not None:
+                report.dependencies[dependency.name] = self.install_one(dependency, override)
+        report.workspace = self.install_workspace(report)
+        return report
+
+    def install_one(self, dependency: DependencyConfig, override: Override) -> DependencyReport:
+        report = DependencyReport(dependency.name, override.source, override.ref, override.sha)
+        with self.runner.group(f"{dependency.name}: {override.raw} → {override.ref}"):
+            try:
+                self._steps(dependency, override, report)
+            except StepFailed as failure:
+                report.state, report.failed_step, report.error = (
+                    FAILED, failure.step, failure.message)
+                self.runner.error(f"{dependency.name}: {failure.message}",
+                                  title=f"rocm-deps: {dependency.name} {failure.step} failed")
+        return report
+
+    def _steps(self, dependency: DependencyConfig, override: Override,
+               report: DependencyReport) -> None:
+        clone = self._open(dependency)                                    # step 1
+        patches = self._patch_files(dependency)
+        request = self._request(dependency, override, patches)
+        record = clone.record.load()
+        if self._up_to_date(clone, dependency, override, request, record, patches):  # step 2
+            assert record is not None
+            report.state, report.commit = UP_TO_DATE, record.commit
+            report.patches = list(record.patches)
+            self.runner.info(f"{dependency.name} is up to date at {record.commit} (installed by "
+                             f"an earlier run with the same patches and interpreter); nothing "
+                             f"to do")
+            return
+        with self._timed(report, "fetch"):
+            self._clean(clone)                                            # step 3
+            report.fetch_attempts = self._fetch(clone.git, dependency, override)  # step 4
+        with self._timed(report, "checkout"):
+            report.commit = self._checkout(clone.git, override)           # step 5
+            self._update_submodules(clone.git, dependency)                # step 6
+        with self._timed(report, "patch"):
+            self._apply_patches(clone.git, dependency, patches, report)   # step 7
+        with self._timed(report, "pip"):
+            self._pip_install(dependency)                                 # step 9
+        report.state = PLANNED_INSTALL if self.dry_run else INSTALLED
+        if not self.dry_run:
+            clone.record.save(request, report.commit, tree_fingerprint(clone.git),
+                              report.patches)
+
+    # step 1: the path must be the top of a git work tree
+    def _open(self, dependency: DependencyConfig) -> Clone:
+        path = Path(dependency.path)
+        where = (f"set `dependencies.{dependency.name}.path` in the config if the checkout "
+                 f"lives elsewhere")
+        if not path.is_dir():
+            raise StepFailed("check", f"{path} does not exist; the container image is expected "
+                                      f"to have a clone of {dependency.repository} there; {where}")
+        git = Git(path.resolve(), self.runner, self.settings.environ, dry_run=self.dry_run)
+        layout = git.layout()
+        if layout is None or layout.top.resolve() != path.resolve():
+            raise StepFailed("check", f"{path} is not the top of a git work tree; {where}")
+        return Clone(git, RecordFile(layout.git_dir))
+
+    def _patch_files(self, dependency: DependencyConfig) -> list[PatchFile]:
+        files = []
+        for label in dependency.patches:
+            patch = (self.settings.workspace / label).resolve()
+            if not patch.is_file():
+                raise StepFailed("patch", f"patch {label} not found in the workspace "
+                                          f"{self.settings.workspace}; patch paths are relative "
+                                          f"to the workspace checkout (--workspace / "
+                                          f"$GITHUB_WORKSPACE), because the image deletes its "
+                                          f"own copies")
+            files.append(PatchFile(label, patch))
+        return files
+
+    # step 2: up to date?
+    def _request(self, dependency: DependencyConfig, override: Override,
+                 patches: list[PatchFile]) -> Request:
+        return Request(tool=__version__, ref=override.ref,
+                       python=os.path.realpath(self.settings.python),
+                       install_dir=dependency.install_dir,
+                       pip_args=self.settings.config.install.pip_args,
+                       patch_files=tuple((patch.label, sha256_of(patch.path))
+                                         for patch in patches))
+
+    def _up_to_date(self, clone: Clone, dependency: DependencyConfig, override: Override,
+                    request: Request, record: Record | None, patches: list[PatchFile]) -> bool:
+        """Whether an earlier run installed exactly what is wanted now, and the clone still
+        holds it: same HEAD, the ref has not moved, the work tree as it was left."""
+        if record is None or not record.satisfies(request):
+            return False
+        git = clone.git
+        head = git.commit_of("HEAD")
+        if head is None or head != record.commit:
+            return False
+        wanted = override.sha or git.remote_commit(dependency.remote, override.ref)
+        if head != wanted:
+            return False  # the ref moved since the last install (or cannot be read)
+        if tree_fingerprint(git) != record.fingerprint:
+            return False
+        return all(git.try_apply_check(patch.path, reverse=True, echo=False)
+                   for patch in patches if patch.label in record.present_patches)
+
+    # step 3: clean, forgetting the record first
+    def _clean(self, clone: Clone) -> None:
+        git_dir = clone.record.path.parent
+        for lock in ("index.lock", "shallow.lock"):
+            stale = git_dir / lock
+            if stale.exists():
+                if self.dry_run:
+                    self.runner.info(f"[dry-run] would remove stale {stale}")
+                else:
+                    self.runner.info(f"removing stale {stale} (left by an interrupted git)")
+                    stale.unlink()
+        if not self.dry_run:
+            clone.record.forget()
+        try:
+            clone.git.reset_hard()
+            clone.git.clean()
+        except GitError as error:
+            raise StepFailed("clean", error.message) from None
+
+    # step 4: fetch, retried when the failure looks transient
+    def _fetch(self, git: Git, dependency: DependencyConfig, override: Override) -> int:
+        target = override.sha or override.ref
+        try:
+            return git.fetch(dependency.remote, target, dependency.fetch_depth, self.retry)
+        except GitError as error:
+            url = git.remote_url(dependency.remote) or "(no such remote)"
+            stderr = error.result.stderr if error.result else ""
+            if is_permanent_fetch_failure(stderr) and "remote ref" in stderr:
+                fix = (f"check the value `{override.raw}` ({override.source}"
+                       f"{f', line {override.line}' if override.line else ''}): does that pull "
+                       f"request, branch or commit exist in {dependency.repository}?")
+            else:
+                fix = "check the network and the remote's URL, then re-run the job"
+            raise StepFailed("fetch", f"could not fetch `{target}` from remote "
+                                      f"`{dependency.remote}` ({url}): {error.message}\nFix: "
+                                      f"{fix}") from None
+
+    # step 5: check out and verify
+    def _checkout(self, git: Git, override: Override) -> str:
+        if self.dry_run:
+            commit = override.sha or "FETCH_HEAD"
+        else:
+            fetched = git.commit_of("FETCH_HEAD^{commit}")
+            if fetched is None:
+                raise StepFailed("checkout", "git fetch succeeded but FETCH_HEAD names no commit")
+            commit = override.sha or fetched
+        try:
+            # `commit` is a verified hex SHA (or FETCH_HEAD), never text from the PR body.
+            git.checkout_detached(commit)
+        except GitError as error:
+            raise StepFailed("checkout", error.message) from None
+        if self.dry_run:
+            return commit
+        head = git.commit_of("HEAD")
+        if head != commit:
+            raise StepFailed("verify", f"HEAD is {head} after checking out {commit}; refusing to "
+                                       f"test a commit other than the one asked for")
+        self.runner.info(git.describe_head())
+        return commit
+
+    # step 6
+    def _update_submodules(self, git: Git, dependency: DependencyConfig) -> None:
+        if not dependency.submodules or not (git.path / ".gitmodules").is_file():
+            return
+        try:
+            git.update_submodules(self.retry)
+        except GitError as error:
+            raise StepFailed("submodules", error.message) from None
+
+    # step 7
+    def _apply_patches(self, git: Git, dependency: DependencyConfig, patches: list[PatchFile],
+                       report: DependencyReport) -> None:
+        for patch in patches:
+            outcome = probe_and_apply(git, patch.path, patch.label,
+                                      skip_missing=dependency.on_missing_target == "skip")
+            report.patches.append(outcome)  # recorded before a failure, so the report shows it
+            tolerated = " (tolerated: on-missing-target = skip)" if outcome.tolerated else ""
+            self.runner.info(f"patch {patch.label}: {outcome.state}{tolerated}")
+            if not outcome.ok:
+                raise StepFailed("patch", _patch_failure(dependency, outcome, report.commit or ""))
+
+    # step 9
+    def _pip_install(self, dependency: DependencyConfig) -> None:
+        if not dependency.install_dir:
+            self.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
+            return
+        self._pip("pip", Path(dependency.path) / dependency.install_dir, dependency.name)
+
+    def _pip(self, step: str, directory: Path, what: str) -> None:
+        argv = editable_install_argv(self.settings.python, directory,
+                                     self.settings.config.install.pip_args)
+        if self.dry_run:
+            self.runner.echo_command(argv, dry_run=True)
+            return
+        result = process.run(argv, self.runner, env=pip_environment(self.settings.environ),
+                             capture=False)
+        if not result.ok:
+            raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
+                                   f"code {result.returncode} (pip's output is above); the "
+                                   f"interpreter was {self.settings.python}")
+
+    # step 11
+    def install_workspace(self, report: InstallReport) -> str:
+        if not report.dependencies:
+            return "not needed"
+        if report.failed:
+            return "skipped (a dependency failed)"
+        if not self.settings.config.install.workspace_install:
+            return "disabled"
+        if all(dep.state == UP_TO_DATE for dep in report.dependencies.values()):
+            return "not needed (all dependencies up to date)"
+        with self.runner.group(f"workspace: pip install -e {self.settings.workspace}"):
+            try:
+                self._pip("workspace", self.settings.workspace, "the workspace")
+            except StepFailed as failure:
+                self.runner.error(failure.message, title="rocm-deps: workspace install failed")
+                return FAILED
+        return PLANNED_INSTALL if self.dry_run else INSTALLED
+
+    @contextlib.contextmanager
+    def _timed(self, report: DependencyReport, phase: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            report.seconds[phase] = time.monotonic() - started
+
+
+def _patch_failure(dependency: DependencyConfig, outcome: PatchOutcome, commit: str) -> str:
+    head = f"patch {outcome.patch} (sha256 {outcome.sha256}) at {dependency.name} {commit[:12]}"
+    if outcome.state == MISSING_TARGET:
+        return (f"{head}: it modifies {', '.join(outcome.missing)}, which does not exist at this "
+                f"commit, so the patch is probably obsolete for this ref. Update or drop the "
+                f"patch, or set `dependencies.{dependency.name}.on-missing-target = \"skip\"`")
+    if outcome.state == AMBIGUOUS:
+        return (f"{head}: it both applies and reverse-applies, so it is impossible to tell "
+                f"whether it is already present; give the patch more context lines")
+    return (f"{head}: it neither applies nor is already present (fail-closed). Rejected hunks:\n"
+            f"{outcome.rejected}\nFix: rebase the patch onto this ref, or name a ref the patch "
+            f"supports")

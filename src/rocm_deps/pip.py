@@ -1,0 +1,25 @@
+"""How pip is called (DESIGN §6 step 9): one argv and one environment for every install.
+
+`PIP_BREAK_SYSTEM_PACKAGES=1` goes in the environment rather than as a flag, because older
+pips reject the flag and the container's pip is whatever the image has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+PIP_ENVIRONMENT = {
+    "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "PIP_NO_INPUT": "1",  # never wait for a prompt in CI
+}
+
+
+def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str]) -> list[str]:
+    """`pip install -e` of one directory, without dependencies: the image has them."""
+    return [python, "-m", "pip", "install", "-e", str(directory), "--no-deps", *pip_args]
+
+
+def pip_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    return {**environ, **PIP_ENVIRONMENT}

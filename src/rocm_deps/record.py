@@ -1,0 +1,88 @@
+"""The install record (DESIGN §6 step 2): what an earlier `install` put into a clone.
+
+A JSON file in the clone's git directory (never in the work tree, so it cannot show up as a
+local change). It names what was asked for (ref, interpreter, install directory, pip
+arguments, patch files) and what resulted (commit, patch states, a fingerprint of the work
+tree). When everything asked for now equals what was recorded, and the clone still looks
+the way it was left, the install is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from rocm_deps.git import Git
+from rocm_deps.model import ALREADY_PRESENT, APPLIED, PatchOutcome, PatchState
+
+RECORD_NAME = "rocm-deps-state.json"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What an install is asked to do; equal requests give equal results."""
+
+    tool: str
+    ref: str
+    python: str
+    install_dir: str
+    pip_args: tuple[str, ...]
+    patch_files: tuple[tuple[str, str], ...]  # (label, sha256)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "ref": self.ref, "python": self.python,
+                "install_dir": self.install_dir, "pip_args": list(self.pip_args),
+                "patch_files": [list(pair) for pair in self.patch_files]}
+
+
+@dataclass(frozen=True)
+class Record:
+    request: dict[str, Any]
+    commit: str
+    fingerprint: str
+    patches: tuple[PatchOutcome, ...]
+
+    def satisfies(self, request: Request) -> bool:
+        return self.request == request.to_json()
+
+    @property
+    def present_patches(self) -> set[str]:
+        """Labels of the patches this install left in the work tree."""
+        return {o.patch for o in self.patches if o.state in (APPLIED, ALREADY_PRESENT)}
+
+
+class RecordFile:
+    def __init__(self, git_dir: Path) -> None:
+        self.path = git_dir / RECORD_NAME
+
+    def load(self) -> Record | None:
+        """The record, or None when there is none or it cannot be read (then: reinstall)."""
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+            return Record(
+                request={key: document[key] for key in Request.__dataclass_fields__},
+                commit=str(document["commit"]), fingerprint=str(document["fingerprint"]),
+                patches=tuple(PatchOutcome(str(label), cast(PatchState, str(state)), str(digest))
+                              for label, digest, state in document["patches"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def forget(self) -> None:
+        """Called before the clone changes: a half-done install must not look installed."""
+        self.path.unlink(missing_ok=True)
+
+    def save(self, request: Request, commit: str, fingerprint: str,
+             patches: Sequence[PatchOutcome]) -> None:
+        document = {**request.to_json(), "commit": commit, "fingerprint": fingerprint,
+                    "patches": [[o.patch, o.sha256, o.state] for o in patches]}
+        self.path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+
+
+def tree_fingerprint(git: Git) -> str:
+    """What the work tree holds beyond HEAD: the binary diff and the untracked file names."""
+    text = f"{git.diff_against_head()}\0\0{git.untracked_files()}"
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()

@@ -1,0 +1,144 @@
+"""How the two reports are shown: step outputs (DESIGN §9), job summaries, annotations and
+the text printed on stdout. Data in, strings out; the commands decide when to write them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rocm_deps.config import Config
+from rocm_deps.model import PHASES, InstallReport, ResolveReport, overrides_to_json
+from rocm_deps.runner import Runner, escape_markdown, markdown_cell, markdown_table
+
+
+def compact_json(document: object) -> str:
+    return json.dumps(document, separators=(",", ":"))
+
+
+# ---- resolve ------------------------------------------------------------------------------
+
+
+def resolve_outputs(report: ResolveReport, config: Config) -> dict[str, str]:
+    """The step outputs; empty strings for unnamed dependencies. After an error only `report`:
+    a downstream `if: always()` must not read a skip flag from a failed step (fail closed)."""
+    if report.errors:
+        return {"report": compact_json(report.to_json())}
+    values = {
+        "skip_dependency_install": "true" if report.skip_dependency_install else "false",
+        "named_by": report.named_by,
+        "overrides": compact_json(overrides_to_json(report.overrides)),
+    }
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        values[f"{dependency.name}_ref"] = override.ref if override else ""
+        values[f"{dependency.name}_sha"] = (override.sha or "") if override else ""
+    values["report"] = compact_json(report.to_json())
+    return values
+
+
+def resolve_summary(report: ResolveReport, config: Config) -> str:
+    lines = ["### rocm-deps resolve", "", f"PR body read from: {report.body_origin}."]
+    if report.errors:
+        lines += ["", "**Failed**: fix the problems below; no dependency is installed until "
+                      "they are fixed."]
+    elif report.skip_dependency_install:
+        lines += ["", "Nothing names a dependency ref: every dependency keeps the image's copy "
+                      "(`skip_dependency_install=true`)."]
+    rows = []
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        if override is None:
+            rows.append([dependency.name, "image baseline", "", "", "", ""])
+            continue
+        rows.append([dependency.name, override.source, markdown_cell(override.raw),
+                     markdown_cell(override.ref), markdown_cell(override.sha),
+                     str(override.line or "")])
+    lines += ["", markdown_table(["dependency", "source", "value", "fetch ref", "SHA", "line"],
+                                 rows)]
+    for title, findings in (("Errors", report.errors), ("Warnings", report.warnings)):
+        if findings:
+            lines += ["", f"#### {title}", ""]
+            lines += [f"- {escape_markdown(finding.message)}" for finding in findings]
+    if report.notices:
+        lines += ["", "#### Notes", ""] + [f"- {escape_markdown(n)}" for n in report.notices]
+    return "\n".join(lines)
+
+
+def annotate_resolve(report: ResolveReport, runner: Runner) -> None:
+    for finding in report.warnings:
+        runner.warning(finding.message, title="rocm-deps: directive warning",
+                       line=finding.line or None)
+    for finding in report.errors:
+        runner.error(finding.message, title="rocm-deps: invalid directive",
+                     line=finding.line or None)
+    for notice in report.notices:
+        runner.notice(notice, title="rocm-deps")
+
+
+def resolve_text(report: ResolveReport, config: Config) -> str:
+    if report.errors:
+        # No skip flag or refs: they were not written, and must not look as if they were.
+        return f"{len(report.errors)} error(s): see the messages above; no outputs but `report`"
+    lines = [f"skip_dependency_install={'true' if report.skip_dependency_install else 'false'}"
+             f" named_by={report.named_by or '-'}"]
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        if override is None:
+            lines.append(f"  {dependency.name}: image baseline (not named)")
+        else:
+            where = f", line {override.line}" if override.line else ""
+            sha = f" = {override.sha}" if override.sha else ""
+            lines.append(f"  {dependency.name}: {override.ref}{sha} "
+                         f"(from {override.source}{where}: {override.raw})")
+    return "\n".join(lines)
+
+
+# ---- install ------------------------------------------------------------------------------
+
+
+def install_outputs(report: InstallReport, config: Config) -> dict[str, str]:
+    values = {}
+    for dependency in config.dependencies:
+        installed = report.dependencies.get(dependency.name)
+        values[f"{dependency.name}_sha"] = (installed.commit or "") if installed else ""
+    patch_states = {name: {outcome.patch: outcome.state for outcome in dep.patches}
+                    for name, dep in report.dependencies.items()}
+    values["patches"] = compact_json(patch_states)
+    values["report"] = compact_json(report.to_json())
+    return values
+
+
+def install_summary(report: InstallReport) -> str:
+    lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
+    if not report.dependencies:
+        lines.append("No dependency is named: every dependency keeps the image's copy.")
+        return "\n".join(lines)
+    rows = []
+    for name, dep in report.dependencies.items():
+        patches = ", ".join(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}" for o in dep.patches)
+        seconds = [f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES]
+        state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
+        rows.append([name, dep.source, markdown_cell(dep.ref), markdown_cell(dep.commit),
+                     markdown_cell(patches), state, *seconds])
+    lines.append(markdown_table(["dependency", "source", "ref", "SHA", "patches", "state",
+                                 *(f"{phase} s" for phase in PHASES)], rows))
+    lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
+                  f"{escape_markdown(report.workspace)}."]
+    errors = [(name, dep.error) for name, dep in report.dependencies.items() if dep.error]
+    if errors:
+        lines += ["", "#### Errors", ""]
+        lines += [f"- **{name}**: " + escape_markdown((error or "").replace("\n", " "))
+                  for name, error in errors]
+    return "\n".join(lines)
+
+
+def install_text(report: InstallReport) -> str:
+    if not report.dependencies:
+        return "nothing named: no dependency installed"
+    lines = []
+    for name, dep in report.dependencies.items():
+        patches = "; ".join(f"{o.patch}: {o.state}" for o in dep.patches) or "no patches"
+        where = f" at step {dep.failed_step}" if dep.failed_step else ""
+        lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({patches})")
+    lines.append(f"workspace: {report.workspace}")
+    return "\n".join(lines)

@@ -1,0 +1,203 @@
+"""Which dependency refs does this run test? The resolve algorithm (DESIGN §3, §4, §5).
+
+Settings in, a `ResolveReport` out. Bad input in the body, the inputs or the lock file never
+raises: it becomes an error in the report. Both `resolve` and single-job `install` use it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rocm_deps.config import Config, DependencyConfig
+from rocm_deps.directives import Directive, ParsedBody, parse_body
+from rocm_deps.errors import FatalError, UsageError
+from rocm_deps.event import EventContext, event_context, read_event, read_json_object
+from rocm_deps.model import Finding, Override, ResolveReport, ResolveSettings, Source
+from rocm_deps.refs import RefSpec, ValueProblem, classify
+
+if TYPE_CHECKING:
+    from rocm_deps.github_api import GitHubApi, PullInfo
+
+WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
+
+
+def resolve(settings: ResolveSettings) -> ResolveReport:
+    """Parse, validate and (with a token) pin every directive."""
+    config = settings.config
+    context = event_context(settings.event_name, read_event(settings.event_path))
+    report = ResolveReport()
+    context, body = _body(settings, context, report)
+    parsed = parse_body(body, config.dependencies)
+    for finding in parsed.findings:
+        report.add(finding)
+    directives = parsed.directives if _trusted(settings, context, parsed, report) else {}
+    dispatch = {**context.dispatch_inputs, **settings.inputs}
+    lock = _read_lock(config)
+    for dependency in config.dependencies:
+        override = _choose(dependency, dispatch, directives, lock, report)
+        if override is not None:
+            report.overrides[dependency.name] = override
+    if settings.api.token and not report.errors:
+        _pin_overrides(_api(settings), config, report)
+    for override in report.overrides.values():
+        if override.kind == "short-commit" and override.sha is None:
+            report.errors.append(Finding("error", _short_sha_message(override), override.line or 0))
+    return report
+
+
+def _api(settings: ResolveSettings) -> GitHubApi:
+    from rocm_deps.github_api import GitHubApi  # PyGithub is imported only when a token is given
+
+    return GitHubApi(settings.api.url, settings.api.token or "", settings.config.api)
+
+
+def _body(settings: ResolveSettings, context: EventContext,
+          report: ResolveReport) -> tuple[EventContext, str | None]:
+    """The PR body to parse, and the context updated with what the API said of the PR."""
+    if settings.body_file is not None:
+        report.body_origin = f"file {settings.body_file}"
+        try:
+            return context, settings.body_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"cannot read --body-file {settings.body_file}: {error}") from None
+    if settings.body_source == "api" and context.pr_number is not None:
+        if not settings.api.token:
+            raise UsageError("body-source `api` needs a token: set the `github-token` input "
+                             "(CLI: --github-token-env VAR)")
+        pull = _live_pull(settings, context)
+        report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
+                              f"read from the API (the current description)")
+        association = pull.author_association or context.author_association
+        return dataclasses.replace(context, author_association=association), pull.body
+    if context.pr_number is not None:
+        report.body_origin = f"pull request #{context.pr_number} (event payload)"
+    return context, context.body
+
+
+def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
+    """The live PR: a re-run after editing the description sees the edited body."""
+    from rocm_deps.github_api import ApiError
+
+    if context.repository is None or context.pr_number is None:
+        raise FatalError("body-source `api` needs the event's repository and PR number; this "
+                         f"`{context.event_name}` event has none")
+    try:
+        return _api(settings).pull(context.repository, context.pr_number)
+    except ApiError as error:
+        raise FatalError(f"could not read the PR body from the API: {error}") from None
+
+
+def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,
+             report: ResolveReport) -> bool:
+    """DESIGN §4: under privileged events only trusted authors' directives are honoured."""
+    if not context.privileged or not (parsed.directives or parsed.errors):
+        return True
+    trusted = {association.upper() for association in settings.trusted_associations}
+    association = (context.author_association or "UNKNOWN").upper()
+    if association in trusted:
+        return True
+    report.errors.append(Finding(
+        "error",
+        f"the pull request body names dependency refs, but under `{context.event_name}` "
+        f"directives are honoured only for authors whose association is one of "
+        f"{', '.join(sorted(trusted))} (input `trusted-associations`); this author is "
+        f"{association}. This event runs with the repository's secrets, so an untrusted body "
+        f"must not choose the code that runs. A maintainer can start a `workflow_dispatch` run "
+        f"with the ci_<name>_pr inputs instead."))
+    return False
+
+
+def _read_lock(config: Config) -> Mapping[str, Any]:
+    if config.lock_file is None:
+        return {}
+    return read_json_object(Path(config.lock_file), f"{config.source}: lock-file",
+                            "a JSON object with <name>_commit keys")
+
+
+def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
+            directives: Mapping[str, Directive], lock: Mapping[str, Any],
+            report: ResolveReport) -> Override | None:
+    """Precedence, per dependency: dispatch input > body directive > lock file > default."""
+    raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
+    if raw_input:
+        return _from_value(dependency, raw_input, "dispatch",
+                           f"input `{dependency.dispatch_input}`", report)
+    directive = directives.get(dependency.name)
+    if directive is not None:
+        return _override(dependency, directive.spec, "body", directive.raw, directive.line)
+    lock_key = f"{dependency.name}_commit"
+    if lock_key in lock:
+        value = lock[lock_key]
+        if not isinstance(value, str):
+            report.errors.append(Finding("error", f"lock-file key `{lock_key}`: expected a "
+                                                  f"string, got {type(value).__name__}"))
+            return None
+        return _from_value(dependency, value.strip(WHITESPACE), "lock",
+                           f"lock-file key `{lock_key}`", report)
+    if dependency.default:
+        return _from_value(dependency, dependency.default, "default",
+                           f"config `dependencies.{dependency.name}.default`", report)
+    return None
+
+
+def _from_value(dependency: DependencyConfig, value: str, source: Source, where: str,
+                report: ResolveReport) -> Override | None:
+    spec = classify(value, dependency.repository)
+    if isinstance(spec, ValueProblem):
+        report.errors.append(Finding("error", f"{where}: {spec.message}"))
+        return None
+    return _override(dependency, spec, source, value, None)
+
+
+def _override(dependency: DependencyConfig, spec: RefSpec, source: Source, raw: str,
+              line: int | None) -> Override:
+    return Override(name=dependency.name, kind=spec.kind, ref=spec.ref, source=source, raw=raw,
+                    sha=spec.sha, line=line, pr=spec.pr)
+
+
+def _short_sha_message(override: Override) -> str:
+    where = f"line {override.line}: " if override.line else ""
+    return (f"{where}`{override.raw}` ({override.name}) is an abbreviated commit SHA; give the "
+            f"full 40-digit SHA (`git rev-parse {override.raw}` prints it), or pass a "
+            f"`github-token` so the action can expand it through the GitHub API")
+
+
+# ---- pinning through the API (policy; github_api only answers) ----------------------------
+
+
+def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> None:
+    """Give every override a full SHA, one request per directive; problems become errors."""
+    from rocm_deps.github_api import ApiError
+
+    for name, override in list(report.overrides.items()):
+        repository = config.dependency(name).repository
+        try:
+            report.overrides[name] = _pinned(api, repository, override, report)
+        except ApiError as error:
+            where = f"line {override.line}: " if override.line else ""
+            report.errors.append(Finding(
+                "error", f"{where}{name} `{override.raw}` ({override.source}): {error}",
+                override.line or 0))
+
+
+def _pinned(api: GitHubApi, repository: str, override: Override,
+            report: ResolveReport) -> Override:
+    if override.kind == "pr" and override.pr is not None:
+        pull = api.pull(repository, override.pr)
+        summary = (f"{override.name}: #{pull.number} ({pull.head_label} into {pull.base_ref}) "
+                   f"is {'merged' if pull.merged else pull.state}; testing its head "
+                   f"{pull.head_sha}")
+        if pull.merged or pull.state == "closed":
+            report.warnings.append(Finding(
+                "warning", f"{summary}. The PR is no longer open: its head may be behind what "
+                           f"was merged into {pull.base_ref}", override.line or 0))
+        else:
+            report.notices.append(summary)
+        return dataclasses.replace(override, sha=pull.head_sha)
+    sha = api.commit(repository, override.sha or override.ref)
+    if override.kind == "short-commit":
+        return dataclasses.replace(override, ref=sha, sha=sha)  # install fetches the full SHA
+    return dataclasses.replace(override, sha=sha)
