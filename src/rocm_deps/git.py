@@ -130,15 +130,16 @@ class Git:
 
     def remote_commit(self, remote: str, ref: str) -> str | None:
         """The commit the remote advertises for exactly `ref` (no suffix matching), or None."""
-        result = self.run("-c", "protocol.version=2", "ls-remote", remote, "--", ref)
+        # The `^{}` pattern asks for an annotated tag's peeled entry, which names the commit.
+        result = self.run("-c", "protocol.version=2", "ls-remote", remote, "--", ref,
+                          f"{ref}^{{}}")
         if not result.ok:
             return None
         advertised = {}
         for line in result.stdout.splitlines():
             sha, _, name = line.partition("\t")
             advertised[name.strip()] = sha.strip()
-        # git's own order for a short name (ref_rev_parse_rules); an annotated tag's peeled
-        # entry (`^{}`) names the commit.
+        # git's own order for a short name (ref_rev_parse_rules).
         for candidate in _full_names(ref):
             for name in (f"{candidate}^{{}}", candidate):
                 if name in advertised:

@@ -44,10 +44,28 @@ def _strip_prefix(path: str) -> str:
     return unquoted[2:] if unquoted.startswith(("a/", "b/")) else unquoted
 
 
+_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
+            ord("r"): 13, ord('"'): 34, ord("\\"): 92}
+
+
 def _unquote(path: str) -> str:
-    if len(path) >= 2 and path[0] == path[-1] == '"':
-        return path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-    return path
+    """A path as git writes it in a patch header: C-quoted (octal escapes for the bytes of
+    UTF-8 names) when it holds special or non-ASCII characters."""
+    if len(path) < 2 or path[0] != '"' or path[-1] != '"':
+        return path
+    raw, result, index = path[1:-1].encode("utf-8"), bytearray(), 0
+    while index < len(raw):
+        byte = raw[index]
+        if byte != ord("\\") or index + 1 == len(raw):
+            result.append(byte)
+            index += 1
+        elif raw[index + 1:index + 4].isdigit():
+            result.append(int(raw[index + 1:index + 4], 8) & 0xFF)
+            index += 4
+        else:
+            result.append(_ESCAPES.get(raw[index + 1], raw[index + 1]))
+            index += 2
+    return result.decode("utf-8", "surrogateescape")
 
 
 def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) -> PatchOutcome:

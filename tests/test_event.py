@@ -1,0 +1,56 @@
+"""What an event payload says: body, PR number, trust, dispatch inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.errors import UsageError
+from rocm_deps.event import EventContext, event_context, read_json_object
+
+
+@pytest.mark.parametrize(("name", "payload", "expected"), [
+    ("pull_request", {"pull_request": {"number": 3, "body": "b", "author_association": "NONE"}},
+     EventContext("pull_request", "b", 3, "NONE")),
+    ("pull_request_target", {"pull_request": {"number": True, "body": 5}},
+     EventContext("pull_request_target")),
+    ("issue_comment", {"issue": {"number": 4, "body": "b", "pull_request": {}}},
+     EventContext("issue_comment", "b", 4)),
+    ("issue_comment", {"issue": {"number": 4, "body": "b"}}, EventContext("issue_comment")),
+    ("workflow_run", {"workflow_run": {"pull_requests": [{"number": 9}, {"number": 10}]}},
+     EventContext("workflow_run", None, 9)),
+    ("workflow_run", {"workflow_run": {"pull_requests": []}}, EventContext("workflow_run")),
+    ("workflow_dispatch", {"inputs": {"ci_sglang_pr": "#1", "flag": True, "none": None}},
+     EventContext("workflow_dispatch", dispatch_inputs={"ci_sglang_pr": "#1", "flag": "true"})),
+    ("push", {"pull_request": {"number": 1, "body": "ci-sglang-pr: #1"}}, EventContext("push")),
+], ids=["pull-request", "wrong-types", "comment-on-pr", "comment-on-issue", "workflow-run",
+        "workflow-run-no-pr", "dispatch", "push-ignores-pr-fields"])
+def test_event_context(name: str, payload: dict[str, object], expected: EventContext) -> None:
+    assert event_context(name, payload) == expected
+
+
+def test_repository_is_taken_from_every_event() -> None:
+    context = event_context("push", {"repository": {"full_name": "radixark/miles"}})
+    assert context.repository == "radixark/miles"
+
+
+@pytest.mark.parametrize(("name", "privileged"), [
+    ("pull_request_target", True), ("workflow_run", True), ("issue_comment", True),
+    ("pull_request", False), ("workflow_dispatch", False)])
+def test_privileged_events(name: str, privileged: bool) -> None:
+    assert EventContext(name).privileged is privileged
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (None, "the event payload {path} does not exist"),
+    ("[1]", "the event payload {path}: expected a JSON object"),
+    ("{", "cannot read the event payload {path}: Expecting property name"),
+], ids=["missing", "not-object", "not-json"])
+def test_read_json_object_errors(tmp_path: Path, text: str | None, message: str) -> None:
+    path = tmp_path / "event.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(UsageError) as caught:
+        read_json_object(path, "the event payload")
+    assert message.format(path=path) in caught.value.message

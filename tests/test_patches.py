@@ -1,0 +1,106 @@
+"""The patch probe: all five outcomes with real `git apply`, on a repository of two files."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.git import Git
+from rocm_deps.patches import files_required, probe_and_apply
+from rocm_deps.runner import Runner
+from tests.conftest import git
+from tests.repos import commit, make_repo
+
+ORIGINAL = "".join(f"line {n}\n" for n in range(1, 10))
+PATCHED = ORIGINAL.replace("line 5\n", "line 5 (rocm)\n")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Git:
+    make_repo(tmp_path / "repo", {"kernels.py": ORIGINAL, "café dir/caf\u00e9.py": ORIGINAL})
+    return Git(tmp_path / "repo", Runner(stream=io.StringIO()), dict(os.environ))
+
+
+def make_patch(repo: Git, tmp_path: Path, edits: dict[str, str | None], name: str) -> Path:
+    """The diff `edits` would make to the repository, as a file; the tree is left clean."""
+    for relative, text in edits.items():
+        if text is None:
+            (repo.path / relative).unlink()
+        else:
+            (repo.path / relative).write_text(text)
+    git(repo.path, "add", "-A")
+    diff = git(repo.path, "diff", "--cached", "-M", "HEAD") + "\n"
+    git(repo.path, "reset", "-q", "--hard", "HEAD")
+    patch = tmp_path / name
+    patch.write_text(diff)
+    return patch
+
+
+def test_applied(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    outcome = probe_and_apply(repo, patch, "rocm.patch", skip_missing=False)
+    assert (outcome.state, outcome.ok) == ("applied", True)
+    assert (repo.path / "kernels.py").read_text() == PATCHED
+
+
+def test_already_present(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    commit(repo.path, {"kernels.py": PATCHED}, "upstream took the patch")
+    outcome = probe_and_apply(repo, patch, "rocm.patch", skip_missing=False)
+    assert (outcome.state, outcome.ok) == ("already-present", True)
+    assert git(repo.path, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("skip", [False, True], ids=["fail", "skip"])
+def test_missing_target(repo: Git, tmp_path: Path, skip: bool) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    commit(repo.path, {"kernels.py": None}, "upstream deleted the file")
+    outcome = probe_and_apply(repo, patch, "rocm.patch", skip_missing=skip)
+    assert (outcome.state, outcome.missing, outcome.tolerated, outcome.ok) == (
+        "missing-target", ("kernels.py",), skip, skip)
+
+
+def test_ambiguous(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    commit(repo.path, {"kernels.py": ORIGINAL + PATCHED}, "both images in one file")
+    outcome = probe_and_apply(repo, patch, "rocm.patch", skip_missing=False)
+    assert (outcome.state, outcome.ok) == ("ambiguous", False)
+    assert (repo.path / "kernels.py").read_text() == ORIGINAL + PATCHED  # nothing applied
+
+
+def test_incompatible_names_the_rejected_hunk(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    commit(repo.path, {"kernels.py": ORIGINAL.replace("line 5\n", "line five\n")}, "conflict")
+    outcome = probe_and_apply(repo, patch, "rocm.patch", skip_missing=False)
+    assert (outcome.state, outcome.ok, outcome.missing) == ("incompatible", False, ())
+    assert "error: patch failed: kernels.py:2" in outcome.rejected
+
+
+def test_quoted_non_ascii_path_is_found_not_reported_missing(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"café dir/café.py": PATCHED}, "quoted.patch")
+    assert '"a/caf\\303\\251 dir/caf\\303\\251.py"' in patch.read_text()  # git quoted it
+    assert files_required(patch.read_text()) == ["café dir/café.py"]
+    commit(repo.path, {"café dir/café.py": ORIGINAL.replace("line 5\n", "5\n")}, "conflict")
+    assert probe_and_apply(repo, patch, "quoted.patch", skip_missing=True).state == (
+        "incompatible")
+
+
+def test_renamed_source_is_required(repo: Git, tmp_path: Path) -> None:
+    (repo.path / "kernels.py").rename(repo.path / "kernels_rocm.py")
+    patch = make_patch(repo, tmp_path, {}, "rename.patch")
+    assert "rename from kernels.py" in patch.read_text()
+    assert files_required(patch.read_text()) == ["kernels.py"]
+    commit(repo.path, {"kernels.py": None}, "upstream deleted the source")
+    outcome = probe_and_apply(repo, patch, "rename.patch", skip_missing=False)
+    assert (outcome.state, outcome.missing) == ("missing-target", ("kernels.py",))
+
+
+def test_dry_run_plans_without_touching_the_tree(repo: Git, tmp_path: Path) -> None:
+    patch = make_patch(repo, tmp_path, {"kernels.py": PATCHED}, "rocm.patch")
+    dry = Git(repo.path, Runner(stream=io.StringIO()), dict(os.environ), dry_run=True)
+    outcome = probe_and_apply(dry, patch, "rocm.patch", skip_missing=False)
+    assert (outcome.state, outcome.ok) == ("planned", True)
+    assert (repo.path / "kernels.py").read_text() == ORIGINAL
