@@ -182,3 +182,18 @@ def test_without_token_short_sha_is_an_error_that_explains(cli: Cli, tmp_path: P
     result = cli("resolve", "--body-file", str(body))
     assert result.code == 1
     assert "give the full 40-digit SHA" in result.stderr and "github-token" in result.stderr
+
+
+def test_workflow_run_reads_the_body_of_its_pull_request_from_the_api(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub) -> None:
+    payload = {"workflow_run": {"pull_requests": [{"number": 7}]},
+               "repository": {"full_name": "radixark/miles"}}
+    result = cli("resolve", "--event-name", "workflow_run", "--event-path",
+                 write_event(payload=payload), "--body-source", "api",
+                 "--github-token-env", "TEST_GITHUB_TOKEN",
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+    assert result.code == 0, result.stderr
+    assert (result.outputs["sglang_ref"], result.outputs["sglang_sha"]) == (
+        "refs/pull/30421/head", PR_HEAD)
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
+                               "/api/v3/repos/sgl-project/sglang/pulls/30421"]

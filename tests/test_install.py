@@ -314,3 +314,99 @@ def test_submodules_are_initialised_at_the_new_commit(cli: Cli, box: Sandbox, tm
     assert echoed(result, "submodule")[0].endswith("submodule update --init --recursive")
     assert (box.baked["megatron"] / "third_party" / "library" / "kernels.txt").read_text() == (
         "rocm kernels\n")
+
+
+def test_overrides_file_holding_a_whole_resolve_report(cli: Cli, box: Sandbox,
+                                                       tmp_path: Path) -> None:
+    report = {"version": 1, "skip_dependency_install": False, "named_by": "body",
+              "overrides": json.loads(overrides(megatron="refs/pull/202/head")),
+              "warnings": [], "errors": []}
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    result = cli("install", "--config", str(box.config), "--overrides-file", str(path),
+                 "--workspace", str(box.workspace), "--python", box.python)
+    assert result.code == 0, result.stderr
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
+    missing = cli("install", "--config", str(box.config), "--overrides-file",
+                  str(tmp_path / "absent.json"))
+    assert missing.code == 2
+    assert f"cannot read --overrides-file {tmp_path / 'absent.json'}: No such file" in (
+        missing.stderr)
+
+
+def make_workspace_package(box: Sandbox, pyproject: str | None = None) -> None:
+    sandbox.Builder(quiet_runner(), {}).write_package(
+        box.workspace, sandbox.PackageSpec("miles", "miles", "miles", ".", 0), "1.0")
+    if pyproject is not None:
+        (box.workspace / "pyproject.toml").write_text(pyproject)
+
+
+def test_workspace_install_flag_overrides_the_config(cli: Cli, box: Sandbox) -> None:
+    make_workspace_package(box)
+    result = install(cli, box, overrides(sglang="main"), "--workspace-install", "TRUE")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.outputs["report"])["workspace"] == "installed"
+    assert installed_version(box, "miles") == "1.0"
+    bad = install(cli, box, overrides(sglang="main"), "--workspace-install", "yes")
+    assert bad.code == 2
+    assert "--workspace-install: invalid value 'yes'; expected `true` or `false`" in bad.stderr
+
+
+def test_failing_workspace_install_fails_the_step(cli: Cli, box: Sandbox) -> None:
+    make_workspace_package(box, pyproject="this is [not toml")
+    result = install(cli, box, overrides(sglang="main"), "--workspace-install", "true")
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])
+    assert (report["workspace"], report["failed"]) == ("failed", True)
+    assert report["dependencies"]["sglang"]["state"] == "installed"
+    assert "::error title=rocm-deps%3A workspace install failed::`pip install -e " \
+           f"{box.workspace}` for the workspace failed with exit code 2" in result.stderr
+
+
+def test_head_that_is_not_the_commit_asked_for_fails_verification(cli: Cli, box: Sandbox) -> None:
+    # A post-checkout hook (an image could ship one) moves HEAD after git checks out.
+    hook = box.baked["megatron"] / ".git" / "hooks" / "post-checkout"
+    hook.write_text('#!/bin/sh\ngit update-ref --no-deref HEAD "$1"\n')  # $1: previous HEAD
+    hook.chmod(0o755)
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert report["failed_step"] == "verify"
+    assert (f"HEAD is {box.commits['megatron']['baked']} after checking out "
+            f"{box.commits['megatron']['pr']}; refusing to test a commit other than the one "
+            f"asked for") in result.stderr
+    assert installed_version(box, "megatron-core") == "0.1.0"
+
+
+def test_submodule_failure_is_reported_as_its_own_step(cli: Cli, box: Sandbox,
+                                                       tmp_path: Path) -> None:
+    origin = box.origins["megatron"]
+    git(origin, "checkout", "-q", "-b", "broken-submodule", "main")
+    (origin / ".gitmodules").write_text(
+        f'[submodule "lib"]\n\tpath = lib\n\turl = {tmp_path / "gone"}\n')
+    git(origin, "update-index", "--add", "--cacheinfo",
+        f"160000,{box.commits['megatron']['baked']},lib")
+    git(origin, "add", ".gitmodules")
+    git(origin, "commit", "-q", "-m", "a submodule whose repository is gone")
+    git(origin, "update-ref", "refs/pull/311/head", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    result = install(cli, box, overrides(megatron="refs/pull/311/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"], report["fetch_attempts"]) == (
+        "failed", "submodules", 1)
+    assert "Failed to clone 'lib' a second time, aborting%0A(attempt 3 of 3: gave up)" in (
+        result.stderr)
+
+
+def test_an_internal_error_exits_3_with_the_traceback(cli: Cli, box: Sandbox,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("rocm_deps.installer.Installer.install", broken)
+    result = install(cli, box, overrides(megatron="main"))
+    assert result.code == 3
+    assert ("::error title=rocm-deps internal error::internal error in rocm-deps; this is a bug"
+            in result.stderr)
+    assert result.stderr.rstrip().endswith("RuntimeError: a bug")

@@ -16,20 +16,18 @@ from pathlib import Path
 import pytest
 
 from rocm_deps import sandbox
-from tests.conftest import git, parse_github_output, quiet_runner
+from tests.conftest import git, parse_github_output, quiet_runner, require_tool
 from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 
 pytestmark = pytest.mark.container
 
 @pytest.fixture(scope="session")
 def image() -> Iterator[str]:
-    if shutil.which("podman") is None:
-        pytest.fail("podman is not installed: the container tests need it (CI installs it in "
-                    ".ci/run: apt-get install podman runc debootstrap). Deselect them locally "
-                    "with -m 'not container'.")
-    if podman("image", "exists", BASE_IMAGE).returncode != 0:
-        pytest.fail(f"the base image {BASE_IMAGE} is missing: run scripts/container_base.sh "
-                    f"(CI does)")
+    require_tool(shutil.which("podman") is not None,
+                 "podman is not installed: the container tests need it (apt-get install podman "
+                 "runc debootstrap, then scripts/container_base.sh; .ci/run does both)")
+    require_tool(podman("image", "exists", BASE_IMAGE).returncode == 0,
+                 f"the base image {BASE_IMAGE} is missing: run scripts/container_base.sh")
     built = podman(*build_arguments())
     assert built.returncode == 0, f"podman build failed:\n{built.stdout[-4000:]}{built.stderr[-4000:]}"
     yield IMAGE
