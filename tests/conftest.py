@@ -30,14 +30,21 @@ def require_tool(available: bool, message: str) -> None:
     pytest.skip(f"{message} (skipped: ROCM_DEPS_REQUIRE_ALL_TESTS is not 1)")
 
 
+@pytest.fixture(scope="session")
+def pip_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pip cache for the session: what one test downloaded, the next need not."""
+    return tmp_path_factory.mktemp("pip-cache")
+
+
 @pytest.fixture(autouse=True)
-def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _guard_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                pip_cache: Path) -> None:
     """Accidental writes to $HOME (git config, pip caches) fail loudly: HOME lies below a
     regular file, so even root cannot create anything there."""
     blocker = tmp_path_factory.mktemp("guard") / "not-a-directory"
     blocker.write_text("")
     monkeypatch.setenv("HOME", str(blocker / "home"))
-    monkeypatch.setenv("PIP_CACHE_DIR", str(tmp_path_factory.mktemp("pip-cache")))
+    monkeypatch.setenv("PIP_CACHE_DIR", str(pip_cache))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # importing must not add files to a tree
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
@@ -138,7 +145,8 @@ def box_template(tmp_path_factory: pytest.TempPathFactory) -> sandbox.Sandbox:
     """The MI350 layout in miniature, built once per session: origins, baked clones, target
     venv, workspace patch. Tests get their own copy (`box`)."""
     root = tmp_path_factory.mktemp("template") / "sandbox"
-    return sandbox.build(root, quiet_runner(), dict(os.environ), python_for_venv=sys.executable)
+    return sandbox.build(root, quiet_runner(), dict(os.environ), python_for_venv=sys.executable,
+                         build_requirements=root.parent / "build-requirements")
 
 
 @pytest.fixture
@@ -182,6 +190,23 @@ def add_pull_request(box: sandbox.Sandbox, name: str, number: int, files: Mappin
     git(origin, "update-ref", f"refs/pull/{number}/head", commit)
     git(origin, "checkout", "-q", "main")
     return commit
+
+
+# Megatron-LM's static versions in the sandbox (sandbox.Builder.origin / after_bake).
+MEGATRON_BAKED, MEGATRON_MAIN, MEGATRON_PR = "0.2.0", "0.3.0", "0.3.1.dev202"
+
+
+def scm_version(box: sandbox.Sandbox, name: str, commit: str, tmp: Path) -> str:
+    """The oracle for a git-derived version: what setuptools-scm computes in a fresh, full
+    clone of the origin checked out at `commit` (the way a developer's checkout would)."""
+    from setuptools_scm import get_version
+
+    clone = tmp / f"fresh-{name}-{commit[:12]}"
+    if not clone.exists():
+        subprocess.run(["git", "clone", "-q", str(box.origins[name]), str(clone)], check=True,
+                       env={**os.environ, **sandbox.IDENTITY})
+        git(clone, "checkout", "-q", "--detach", commit)
+    return str(get_version(root=str(clone)))
 
 
 def installed_version(box: sandbox.Sandbox, distribution: str) -> str:

@@ -18,16 +18,11 @@ import pytest
 
 from rocm_deps import sandbox
 from rocm_deps.sandbox import Sandbox
-from tests.conftest import ROOT, git, installed_version
+from tests.conftest import MEGATRON_BAKED, MEGATRON_MAIN, MEGATRON_PR, ROOT, git, installed_version
 
 pytestmark = pytest.mark.act
 
 ACT = shutil.which("act", path=str(Path(sys.executable).parent)) or shutil.which("act")
-
-
-@pytest.fixture(scope="session")
-def pip_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("act-pip-cache")
 
 
 def run_act(tmp_path: Path, pip_cache: Path, workflow: str, event_name: str,
@@ -119,6 +114,7 @@ def observed(log: str) -> str:
 
 def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     sglang_before = git(box.baked["sglang"], "rev-parse", "HEAD")
+    sglang_version = installed_version(box, "sglang")
     body = "Testing the unmerged Megatron change.\n\n- ci-megatron-pr: #202\n"
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
                         pull_request(body))
@@ -134,10 +130,10 @@ def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sand
             'patches=[{"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}]'
             in printed(log))
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr_head
-    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / "megatron" / "rocm.py").read_text()
-    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / sandbox.ROCM_TARGET).read_text()
+    assert installed_version(box, "megatron-core") == MEGATRON_PR
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_before
-    assert installed_version(box, "sglang") == "0.1.0"
+    assert installed_version(box, "sglang") == sglang_version
 
 
 def test_workflow_dispatch_input(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
@@ -148,7 +144,7 @@ def test_workflow_dispatch_input(tmp_path: Path, box: Sandbox, pip_cache: Path) 
     assert code == 0, log[-5000:]
     assert f"skip=[false] sglang_ref=[] megatron_ref=[{main}] named_by=[dispatch]" in observed(log)
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == main
-    assert installed_version(box, "megatron-core") == "0.2.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_MAIN
 
 
 def test_invalid_directive_fails_the_job_with_the_line(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
@@ -160,7 +156,7 @@ def test_invalid_directive_fails_the_job_with_the_line(tmp_path: Path, box: Sand
                      r"`#202`", log), log[-5000:]
     assert not [line for line in printed(log) if line.startswith("observed")]  # never ran
     assert "[e2e/install]" not in log
-    assert installed_version(box, "megatron-core") == "0.1.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_BAKED
 
 
 def test_nothing_named_skips_the_install_job(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:

@@ -26,7 +26,8 @@ def test_builtin_defaults_match_design() -> None:
         "radixark/Megatron-LM", "/root/Megatron-LM", ".", True)
     assert megatron.patches == ("docker/amd_patch/latest/megatron.patch",)
     assert (megatron.directive, megatron.dispatch_input) == ("ci-megatron-pr", "ci_megatron_pr")
-    assert (megatron.fetch_depth, megatron.on_missing_target, megatron.default) == (1, "fail", None)
+    # 0: whole history; a complete clone is never made shallow (DESIGN §6 step 4).
+    assert (megatron.fetch_depth, megatron.on_missing_target, megatron.default) == (0, "fail", None)
     assert config.install.workspace_install is True
     assert config.install.fetch_attempts == 3
 
@@ -59,10 +60,13 @@ pip-args = ["--no-build-isolation"]
     ("[dependencies.megatron]\nfetch_depth = 5\n",
      "dependencies.megatron.fetch_depth: unknown key; expected one of"),
     ("[dependencies.megatron]\nfetch-depth = \"5\"\n",
-     "dependencies.megatron.fetch-depth: expected an integer >= 1, got a string"),
+     "dependencies.megatron.fetch-depth: expected an integer from 0 (full history) to 1000000, "
+     "got a string"),
     ("[dependencies.megatron]\nfetch-depth = true\n",
-     "dependencies.megatron.fetch-depth: expected an integer >= 1, got a boolean"),
-    ("[dependencies.megatron]\nfetch-depth = 0\n", "expected an integer >= 1, got 0"),
+     "dependencies.megatron.fetch-depth: expected an integer from 0 (full history) to 1000000, "
+     "got a boolean"),
+    ("[dependencies.megatron]\nfetch-depth = -1\n",
+     "expected an integer from 0 (full history) to 1000000, got -1"),
     ("[dependencies.megatron]\npatches = \"a.patch\"\n",
      "dependencies.megatron.patches: expected an array of strings"),
     ("[dependencies.megatron]\npatches = [1]\n", "got an array with non-strings"),
@@ -78,7 +82,7 @@ pip-args = ["--no-build-isolation"]
     ("lockfile = \"x\"\n", "lockfile: unknown key"),
     ("lock-file = 3\n", "lock-file: expected a string"),
     ("[dependencies\n", "not valid TOML"),
-], ids=["unknown-key", "wrong-type", "bool-for-int", "zero-depth", "patches-string",
+], ids=["unknown-key", "wrong-type", "bool-for-int", "negative-depth", "patches-string",
         "patches-non-strings", "bad-enum", "bad-repository", "dash-remote", "missing-repository",
         "bad-name", "duplicate-directive", "unknown-install-key", "retry-order",
         "unknown-top-level", "lock-file-type", "bad-toml"])

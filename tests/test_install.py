@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ import pytest
 from rocm_deps import sandbox
 from rocm_deps.sandbox import Sandbox
 from tests.conftest import (
+    MEGATRON_BAKED,
+    MEGATRON_MAIN,
+    MEGATRON_PR,
     Cli,
     CliResult,
     EventWriter,
@@ -19,10 +23,11 @@ from tests.conftest import (
     installed_version,
     overrides,
     quiet_runner,
+    scm_version,
     snapshot,
 )
 
-ROCM = "megatron/rocm.py"
+ROCM = sandbox.ROCM_TARGET
 ORIGINAL = sandbox.ROCM_MODULE
 PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
 
@@ -39,17 +44,18 @@ def echoed(result: CliResult, subcommand: str) -> list[str]:
 
 def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box: Sandbox) -> None:
     sglang_before = snapshot(box.baked["sglang"])
+    sglang_version = installed_version(box, "sglang")
     result = install(cli, box, overrides(megatron="refs/pull/202/head"))
     assert result.code == 0, result.stderr
     megatron = box.baked["megatron"]
     assert git(megatron, "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
     assert (megatron / ROCM).read_text() == PATCHED
-    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+    assert installed_version(box, "megatron-core") == MEGATRON_PR
     assert sandbox.installed_versions(box, quiet_runner(), dict(os.environ))["megatron"] == (
-        "0.3.0.dev202")
+        MEGATRON_PR)
     # The unnamed dependency: same HEAD, index, files and installed version.
     assert snapshot(box.baked["sglang"]) == sglang_before
-    assert installed_version(box, "sglang") == "0.1.0"
+    assert installed_version(box, "sglang") == sglang_version
     assert not any(str(box.baked["sglang"]) in line for line in result.stderr.splitlines())
     # Outputs.
     assert result.outputs["megatron_sha"] == box.commits["megatron"]["pr"]
@@ -59,23 +65,26 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     report = json.loads(result.outputs["report"])
     assert report["dependencies"]["megatron"]["state"] == "installed"
     assert report["dependencies"]["megatron"]["fetch_attempts"] == 1
-    assert set(report["dependencies"]["megatron"]["seconds"]) == {"fetch", "checkout", "patch", "pip"}
+    assert set(report["dependencies"]["megatron"]["seconds"]) == {
+        "clean", "fetch", "checkout", "patch", "pip"}
     assert "| megatron | body | `refs/pull/202/head` |" in result.summary
     assert "megatron.patch: applied" in result.summary
     # Each phase is a group, every command is echoed before it runs, refs after `--`.
     assert "::group::megatron: refs/pull/202/head → refs/pull/202/head" in result.stderr
     [fetch] = echoed(result, "fetch")
-    assert fetch.endswith("fetch --no-tags --no-recurse-submodules --depth=1 origin -- "
-                          "refs/pull/202/head")
+    # A complete clone stays complete: no --depth, and the remote's tags come along.
+    assert fetch.endswith("fetch --no-tags --no-recurse-submodules origin -- "
+                          "refs/pull/202/head '+refs/tags/*:refs/tags/*'")
+    assert not (megatron / ".git" / "shallow").exists()
 
 
-def test_pinned_sha_is_fetched_by_sha_and_verified(cli: Cli, box: Sandbox) -> None:
+def test_pinned_sha_is_fetched_by_sha_and_verified(cli: Cli, box: Sandbox, tmp_path: Path) -> None:
     pr = box.commits["sglang"]["pr"]
     result = install(cli, box, overrides(sglang=("refs/pull/101/head", pr)))
     assert result.code == 0, result.stderr
-    assert echoed(result, "fetch")[0].endswith(f"origin -- {pr}")
+    assert echoed(result, "fetch")[0].endswith(f"origin -- {pr} '+refs/tags/*:refs/tags/*'")
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr
-    assert installed_version(box, "sglang") == "0.3.0.dev101"
+    assert installed_version(box, "sglang") == scm_version(box, "sglang", pr, tmp_path)
 
 
 def test_rerun_is_up_to_date_and_fetches_nothing(cli: Cli, box: Sandbox) -> None:
@@ -100,7 +109,7 @@ def test_rerun_after_ref_moved_or_tree_edited_reinstalls(cli: Cli, box: Sandbox)
     (box.baked["megatron"] / "megatron" / "__init__.py").write_text('__version__ = "9.9"\n')
     edited = install(cli, box, document)
     assert json.loads(edited.outputs["report"])["dependencies"]["megatron"]["state"] == "installed"
-    moved = add_pull_request(box, "megatron", 202, {"megatron/__init__.py": '__version__ = "0.4.0"\n'})
+    moved = add_pull_request(box, "megatron", 202, {"megatron/version.py": '__version__ = "0.4.0"\n'})
     again = install(cli, box, document)
     assert json.loads(again.outputs["report"])["dependencies"]["megatron"]["state"] == "installed"
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == moved
@@ -113,7 +122,7 @@ def test_dry_run_changes_nothing_and_prints_the_plan(cli: Cli, box: Sandbox) -> 
                      "--dry-run")
     assert result.code == 0, result.stderr
     assert {name: snapshot(path) for name, path in box.baked.items()} == before
-    assert installed_version(box, "megatron-core") == "0.1.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_BAKED
     megatron = str(box.baked["megatron"])
     plan = [line for line in result.stderr.splitlines()
             if line.startswith("[dry-run] + ") and megatron in line]
@@ -145,9 +154,9 @@ def test_patch_missing_target_fails_and_names_the_file(cli: Cli, box: Sandbox) -
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
     assert (report["state"], report["failed_step"]) == ("failed", "patch")
     assert report["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == "missing-target"
-    assert "it modifies megatron/rocm.py, which does not exist at this commit" in result.stderr
+    assert f"it modifies {ROCM}, which does not exist at this commit" in result.stderr
     assert 'or set `dependencies.megatron.on-missing-target = "skip"`' in result.stderr
-    assert installed_version(box, "megatron-core") == "0.1.0"  # pip never ran
+    assert installed_version(box, "megatron-core") == MEGATRON_BAKED  # pip never ran
 
 
 def test_patch_missing_target_can_be_skipped(cli: Cli, box: Sandbox, tmp_path: Path) -> None:
@@ -159,7 +168,7 @@ def test_patch_missing_target_can_be_skipped(cli: Cli, box: Sandbox, tmp_path: P
     assert json.loads(result.outputs["patches"])["megatron"] == {
         "docker/amd_patch/latest/megatron.patch": "missing-target"}
     assert "tolerated: on-missing-target = skip" in result.stderr
-    assert installed_version(box, "megatron-core") == "0.2.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_MAIN
 
 
 def test_patch_ambiguous_fails(cli: Cli, box: Sandbox) -> None:
@@ -183,10 +192,10 @@ def test_patch_incompatible_fails_closed_with_hunks_and_digest(cli: Cli, box: Sa
     digest = patch["sha256"]
     assert len(digest) == 64 and f"sha256 {digest}" in result.stderr
     assert "neither applies nor is already present" in result.stderr
-    assert "patch failed: megatron/rocm.py:3" in result.stderr  # the rejected hunk
+    assert f"patch failed: {ROCM}:3" in result.stderr  # the rejected hunk
     assert "while searching for:%0AThe ROCm patch switches" in result.stderr
     assert "Rejected hunks" in result.stderr
-    assert installed_version(box, "megatron-core") == "0.1.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_BAKED
 
 
 def test_other_dependency_still_reported_after_a_failure(cli: Cli, box: Sandbox) -> None:
@@ -239,7 +248,8 @@ def test_workspace_reinstall_after_dependencies(cli: Cli, box: Sandbox) -> None:
     assert json.loads(result.outputs["report"])["workspace"] == "installed"
     assert installed_version(box, "miles") == "1.0"
     pip_lines = [line for line in result.stderr.splitlines() if "-m pip install -e" in line]
-    assert pip_lines[-1].endswith(f"-m pip install -e {box.workspace} --no-deps")
+    assert pip_lines[-1].endswith(f"-m pip install -e {box.workspace} --no-deps "
+                                  "--no-build-isolation")  # the config's pip-args
 
 
 def test_nothing_named_is_a_no_op(cli: Cli, box: Sandbox) -> None:
@@ -263,32 +273,35 @@ def test_bad_overrides_are_usage_errors(cli: Cli, box: Sandbox, document: str, m
     assert message in result.stderr
 
 
-def test_install_without_overrides_resolves_the_event(cli: Cli, box: Sandbox,
+def test_install_without_overrides_resolves_the_event(cli: Cli, box: Sandbox, tmp_path: Path,
                                                       write_event: EventWriter) -> None:
     event = write_event("- ci-sglang-pr: #101\n")
     result = cli("install", "--config", str(box.config), "--workspace", str(box.workspace),
                  "--python", box.python, "--event-name", "pull_request", "--event-path", event)
     assert result.code == 0, result.stderr
-    assert installed_version(box, "sglang") == "0.3.0.dev101"
+    assert installed_version(box, "sglang") == scm_version(box, "sglang",
+                                                           box.commits["sglang"]["pr"], tmp_path)
     assert "### rocm-deps resolve" in result.summary and "### rocm-deps install" in result.summary
 
 
 def test_install_without_overrides_fails_on_invalid_directive(
         cli: Cli, box: Sandbox, write_event: EventWriter) -> None:
     event = write_event("ci-sglang-pr: 101\n")
+    before = installed_version(box, "sglang")
     result = cli("install", "--config", str(box.config), "--workspace", str(box.workspace),
                  "--python", box.python, "--event-name", "pull_request", "--event-path", event)
     assert result.code == 1
     assert "did you mean `#101`" in result.stderr
-    assert installed_version(box, "sglang") == "0.1.0"
+    assert installed_version(box, "sglang") == before
 
 
-def test_stale_index_lock_is_removed(cli: Cli, box: Sandbox) -> None:
+def test_stale_index_lock_is_removed(cli: Cli, box: Sandbox, tmp_path: Path) -> None:
     (box.baked["sglang"] / ".git" / "index.lock").write_text("")
     result = install(cli, box, overrides(sglang="main"))
     assert result.code == 0, result.stderr
     assert "removing stale" in result.stderr
-    assert installed_version(box, "sglang") == "0.2.0"
+    assert installed_version(box, "sglang") == scm_version(
+        box, "sglang", box.commits["sglang"]["main"], tmp_path)
 
 
 def test_submodules_are_initialised_at_the_new_commit(cli: Cli, box: Sandbox, tmp_path: Path,
@@ -375,7 +388,7 @@ def test_head_that_is_not_the_commit_asked_for_fails_verification(cli: Cli, box:
     assert (f"HEAD is {box.commits['megatron']['baked']} after checking out "
             f"{box.commits['megatron']['pr']}; refusing to test a commit other than the one "
             f"asked for") in result.stderr
-    assert installed_version(box, "megatron-core") == "0.1.0"
+    assert installed_version(box, "megatron-core") == MEGATRON_BAKED
 
 
 def test_submodule_failure_is_reported_as_its_own_step(cli: Cli, box: Sandbox,
@@ -410,3 +423,58 @@ def test_an_internal_error_exits_3_with_the_traceback(cli: Cli, box: Sandbox,
     assert ("::error title=rocm-deps internal error::internal error in rocm-deps; this is a bug"
             in result.stderr)
     assert result.stderr.rstrip().endswith("RuntimeError: a bug")
+
+
+@pytest.mark.parametrize(("number", "commit", "release"), [
+    (101, "pr", "0.3.1.dev1+g"), (102, "pr_old_base", "0.2.1.dev2+g")],
+    ids=["pr-after-a-release-the-image-never-saw", "pr-off-an-older-base"])
+def test_git_derived_version_equals_a_fresh_full_clone(cli: Cli, box: Sandbox, tmp_path: Path,
+                                                       number: int, commit: str,
+                                                       release: str) -> None:
+    sglang = box.baked["sglang"]
+    assert git(sglang, "tag", "--list", "v0.3.0") == ""  # released after the image was built
+    result = install(cli, box, overrides(sglang=f"refs/pull/{number}/head"))
+    assert result.code == 0, result.stderr
+    expected = scm_version(box, "sglang", box.commits["sglang"][commit], tmp_path)
+    assert expected.startswith(release), expected  # the oracle itself saw the tags
+    assert installed_version(box, "sglang") == expected
+    assert git(sglang, "rev-parse", "--is-shallow-repository") == "false"
+    assert git(sglang, "rev-parse", "v0.3.0^{commit}") == box.commits["sglang"]["main"]
+
+
+def test_a_shallow_clone_stays_shallow_and_a_configured_depth_is_used(cli: Cli,
+                                                                      box: Sandbox) -> None:
+    megatron = box.baked["megatron"]
+    git(megatron, "fetch", "-q", "--depth=1", "origin", box.commits["megatron"]["baked"])
+    assert git(megatron, "rev-parse", "--is-shallow-repository") == "true"
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 0, result.stderr
+    assert " fetch --no-tags --no-recurse-submodules --depth=1 origin -- " in (
+        echoed(result, "fetch")[0])
+    box.config.write_text(box.config.read_text().replace(
+        "[dependencies.sglang]\n", "[dependencies.sglang]\nfetch-depth = 5\n"))
+    result = install(cli, box, overrides(sglang="main"))
+    assert result.code == 0, result.stderr
+    assert " fetch --no-tags --no-recurse-submodules --depth=5 origin -- main " in (
+        echoed(result, "fetch")[0])
+
+
+def test_two_virtualenvs_on_one_base_interpreter_are_two_environments(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    other = sandbox.create_venv(tmp_path / "other-venv", box.python, quiet_runner(),
+                                dict(os.environ))
+    assert os.path.realpath(other) == os.path.realpath(box.python)  # one binary, two prefixes
+    document = overrides(megatron="refs/pull/202/head")
+    assert install(cli, box, document).code == 0
+    second = cli("install", "--config", str(box.config), "--overrides", document,
+                 "--workspace", str(box.workspace), "--python", other)
+    assert second.code == 0, second.stderr
+    assert json.loads(second.outputs["report"])["dependencies"]["megatron"]["state"] == (
+        "installed")
+    script = "import importlib.metadata as m; print(m.version('megatron-core'))"
+    assert subprocess.run([other, "-c", script], capture_output=True, text=True,
+                          check=True).stdout.strip() == MEGATRON_PR
+    again = cli("install", "--config", str(box.config), "--overrides", document,
+                "--workspace", str(box.workspace), "--python", other)
+    assert json.loads(again.outputs["report"])["dependencies"]["megatron"]["state"] == (
+        "up-to-date")

@@ -14,7 +14,7 @@ from pytest_mock import MockerFixture
 
 from rocm_deps import sandbox
 from rocm_deps.sandbox import Sandbox
-from tests.conftest import Cli, git, installed_version, overrides
+from tests.conftest import MEGATRON_PR, Cli, git, installed_version, overrides
 from tests.gitserver import Proxy, git_daemon
 
 
@@ -38,7 +38,7 @@ def test_transient_failures_are_retried_until_attempt_3(cli: Cli, box: Sandbox, 
     assert sleep.call_count == 2
     assert result.stderr.count("looks transient); retrying in") == 2
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
-    assert installed_version(box, "megatron-core") == "0.3.0.dev202"
+    assert installed_version(box, "megatron-core") == MEGATRON_PR
 
 
 def test_transient_failures_give_up_after_configured_attempts(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:

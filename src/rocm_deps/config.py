@@ -19,6 +19,8 @@ DIRECTIVE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
+MAX_FETCH_DEPTH = 1_000_000
+
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
 Fail = Callable[[str, str], UsageError]
 
@@ -56,7 +58,7 @@ class DependencyConfig:
     directive: str = ""
     dispatch_input: str = ""
     default: str | None = None
-    fetch_depth: int = 1
+    fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
     on_missing_target: str = "fail"
 
 
@@ -108,7 +110,7 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "directive": (str, "a string such as \"ci-sglang-pr\""),
     "dispatch-input": (str, "a string such as \"ci_sglang_pr\""),
     "default": (str, "a string (a ref used when nothing names one)"),
-    "fetch-depth": (int, "an integer >= 1"),
+    "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
     "on-missing-target": (str, "\"fail\" or \"skip\""),
 }
 _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -233,9 +235,10 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     dispatch_input = values.get("dispatch-input", f"ci_{name}_pr")
     if not INPUT_NAME.fullmatch(dispatch_input):
         raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
-    fetch_depth = values.get("fetch-depth", 1)
-    if fetch_depth < 1:
-        raise fail(f"{where}.fetch-depth", f"expected an integer >= 1, got {fetch_depth}")
+    fetch_depth = values.get("fetch-depth", 0)
+    if not 0 <= fetch_depth <= MAX_FETCH_DEPTH:
+        raise fail(f"{where}.fetch-depth", f"expected an integer from 0 (full history) to "
+                                          f"{MAX_FETCH_DEPTH}, got {fetch_depth}")
     on_missing = values.get("on-missing-target", "fail")
     if on_missing not in ("fail", "skip"):
         raise fail(f"{where}.on-missing-target",

@@ -146,6 +146,10 @@ class Git:
                     return advertised[name]
         return None
 
+    def is_shallow(self) -> bool:
+        result = self.run("rev-parse", "--is-shallow-repository", echo=False)
+        return result.stdout.strip() == "true"
+
     def diff_against_head(self) -> str:
         """Tracked changes in the work tree, as a binary patch."""
         return self.check("diff", "--binary", "HEAD", echo=False)
@@ -164,6 +168,12 @@ class Git:
         return self.run(*_apply_args(patch, check=True, reverse=reverse), echo=echo).ok
 
     # ---- actions: raise GitError; only shown, not run, in a dry run ----
+
+    def refresh_index(self) -> None:
+        """Re-stat the work tree once and write the index back. In a freshly extracted image
+        every file's stat data is stale, and every later pass (reset, clean, diff, checkout)
+        would otherwise hash the whole tree again."""
+        self.change("update-index", "-q", "--refresh")
 
     def reset_hard(self) -> None:
         self.change("reset", "--hard", "HEAD")
@@ -193,9 +203,15 @@ class Git:
     # ---- network ----
 
     def fetch(self, remote: str, target: str, depth: int, retry: RetryPolicy) -> int:
-        """Fetch exactly `target` (a ref or a SHA); returns the number of attempts used."""
+        """Fetch `target` (a ref or a SHA) and the remote's tags; returns the attempts used.
+
+        `depth` 0 fetches whole history: negotiation sends only the missing objects, and
+        versions computed from git (setuptools-scm: the nearest tag) need the history and the
+        tags. The target comes first, so FETCH_HEAD names it; tags are updated by force so a
+        re-pointed upstream tag cannot fail the fetch."""
+        depth_args = (f"--depth={depth}",) if depth >= 1 else ()
         args = ("-c", "protocol.version=2", "fetch", "--no-tags", "--no-recurse-submodules",
-                f"--depth={depth}", remote, "--", target)
+                *depth_args, remote, "--", target, "+refs/tags/*:refs/tags/*")
         return self.with_retries(args, retry)
 
     def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:

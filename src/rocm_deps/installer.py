@@ -10,7 +10,6 @@ touched. Settings in, an `InstallReport` out; nothing here prints a summary or a
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -36,6 +35,8 @@ from rocm_deps.patches import probe_and_apply, sha256_of
 from rocm_deps.pip import editable_install_argv, pip_environment
 from rocm_deps.record import Record, RecordFile, Request, tree_fingerprint
 from rocm_deps.runner import Runner
+
+ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"
 
 
 class StepFailed(Exception):
@@ -67,6 +68,7 @@ class Installer:
         install = settings.config.install
         self.retry = RetryPolicy(install.fetch_attempts, install.retry_min_seconds,
                                  install.retry_max_seconds)
+        self._environment_identity: str | None = None
 
     def install(self, overrides: Mapping[str, Override]) -> InstallReport:
         report = InstallReport(self.dry_run, self.settings.python)
@@ -103,8 +105,9 @@ class Installer:
                              f"an earlier run with the same patches and interpreter); nothing "
                              f"to do")
             return
-        with self._timed(report, "fetch"):
+        with self._timed(report, "clean"):
             self._clean(clone)                                            # step 3
+        with self._timed(report, "fetch"):
             report.fetch_attempts = self._fetch(clone.git, dependency, override)  # step 4
         with self._timed(report, "checkout"):
             report.commit = self._checkout(clone.git, override)           # step 5
@@ -148,12 +151,24 @@ class Installer:
     # step 2: up to date?
     def _request(self, dependency: DependencyConfig, override: Override,
                  patches: list[PatchFile]) -> Request:
-        return Request(tool=__version__, ref=override.ref,
-                       python=os.path.realpath(self.settings.python),
+        return Request(tool=__version__, ref=override.ref, python=self._environment(),
                        install_dir=dependency.install_dir,
                        pip_args=self.settings.config.install.pip_args,
                        patch_files=tuple((patch.label, sha256_of(patch.path))
                                          for patch in patches))
+
+    def _environment(self) -> str:
+        """Where pip installs: the target's `sys.prefix` and version, asked of it. Two venvs
+        on one base interpreter resolve to one binary but are two environments."""
+        if self._environment_identity is None:
+            result = process.run((self.settings.python, "-c", ENVIRONMENT_PROBE), self.runner,
+                                 env=self.settings.environ, echo=False)
+            if not result.ok:
+                raise StepFailed("check", f"the interpreter {self.settings.python} does not run "
+                                          f"(exit code {result.returncode}): "
+                                          f"{result.stderr.strip()[-500:]}")
+            self._environment_identity = result.stdout.strip()
+        return self._environment_identity
 
     def _up_to_date(self, clone: Clone, dependency: DependencyConfig, override: Override,
                     request: Request, record: Record | None, patches: list[PatchFile]) -> bool:
@@ -187,6 +202,7 @@ class Installer:
         if not self.dry_run:
             clone.record.forget()
         try:
+            clone.git.refresh_index()
             clone.git.reset_hard()
             clone.git.clean()
         except GitError as error:
@@ -195,8 +211,11 @@ class Installer:
     # step 4: fetch, retried when the failure looks transient
     def _fetch(self, git: Git, dependency: DependencyConfig, override: Override) -> int:
         target = override.sha or override.ref
+        depth = dependency.fetch_depth
+        if depth == 0 and git.is_shallow():
+            depth = 1  # deepening a shallow clone to full history is not what it was made for
         try:
-            return git.fetch(dependency.remote, target, dependency.fetch_depth, self.retry)
+            return git.fetch(dependency.remote, target, depth, self.retry)
         except GitError as error:
             url = git.remote_url(dependency.remote) or "(no such remote)"
             stderr = error.result.stderr if error.result else ""

@@ -52,7 +52,7 @@ UP_TO_DATE: DependencyState = "up-to-date"
 FAILED: DependencyState = "failed"
 PLANNED_INSTALL: DependencyState = "planned"
 
-PHASES = ("fetch", "checkout", "patch", "pip")
+PHASES = ("clean", "fetch", "checkout", "patch", "pip")
 OUTPUT_FORMATS = ("text", "json")
 BODY_SOURCES = ("event", "api")
 DEFAULT_TRUSTED = ("OWNER", "MEMBER", "COLLABORATOR")

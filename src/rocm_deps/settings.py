@@ -147,4 +147,5 @@ def demo_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
                   interpreter: Interpreter) -> DemoSettings:
     return DemoSettings(keep=arguments.keep, output_format=arguments.format,
                         python=interpreter.executable,
-                        temporary_directory=Path(tempfile.gettempdir()), environ=dict(environ))
+                        temporary_directory=Path(environ.get("TMPDIR") or tempfile.gettempdir()),
+                        environ=dict(environ))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps import sandbox
-from tests.conftest import git, parse_github_output, quiet_runner, require_tool
+from tests.conftest import MEGATRON_PR, git, parse_github_output, quiet_runner, require_tool
 from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 
 pytestmark = pytest.mark.container
@@ -104,12 +104,12 @@ def test_install_with_the_mi350_layout(image: str, box: sandbox.Sandbox, tmp_pat
     # Seen from the host: the named dependency moved and carries the ROCm patch ...
     megatron = box.baked["megatron"]
     assert git(megatron, "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
-    assert 'DEVICE = "rocm"' in (megatron / "megatron" / "rocm.py").read_text()
+    assert 'DEVICE = "rocm"' in (megatron / sandbox.ROCM_TARGET).read_text()
     # ... the unnamed one did not.
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_head
     assert git(box.baked["sglang"], "status", "--porcelain") == ""
     # Inside: installed into the container's own interpreter (not the tool's venv).
-    assert json.loads((io / "versions").read_text()) == ["0.3.0.dev202", "1.0"]
+    assert json.loads((io / "versions").read_text()) == [MEGATRON_PR, "1.0"]
     assert (io / "sglang").read_text().strip() == "missing"
     outputs = parse_github_output((io / "output").read_text())
     assert outputs["megatron_sha"] == box.commits["megatron"]["pr"]
