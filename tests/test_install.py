@@ -73,8 +73,8 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     assert "::group::megatron: refs/pull/202/head → refs/pull/202/head" in result.stderr
     [fetch] = echoed(result, "fetch")
     # A complete clone stays complete: no --depth, and the remote's tags come along.
-    assert fetch.endswith("fetch --no-tags --no-recurse-submodules origin -- "
-                          "refs/pull/202/head '+refs/tags/*:refs/tags/*'")
+    assert fetch.endswith("fetch --no-recurse-submodules origin -- "
+                          "+refs/pull/202/head:refs/rocm-deps/fetched")
     assert not (megatron / ".git" / "shallow").exists()
 
 
@@ -82,7 +82,7 @@ def test_pinned_sha_is_fetched_by_sha_and_verified(cli: Cli, box: Sandbox, tmp_p
     pr = box.commits["sglang"]["pr"]
     result = install(cli, box, overrides(sglang=("refs/pull/101/head", pr)))
     assert result.code == 0, result.stderr
-    assert echoed(result, "fetch")[0].endswith(f"origin -- {pr} '+refs/tags/*:refs/tags/*'")
+    assert echoed(result, "fetch")[0].endswith(f"origin -- +{pr}:refs/rocm-deps/fetched")
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr
     assert installed_version(box, "sglang") == scm_version(box, "sglang", pr, tmp_path)
 
@@ -449,13 +449,13 @@ def test_a_shallow_clone_stays_shallow_and_a_configured_depth_is_used(cli: Cli,
     assert git(megatron, "rev-parse", "--is-shallow-repository") == "true"
     result = install(cli, box, overrides(megatron="refs/pull/202/head"))
     assert result.code == 0, result.stderr
-    assert " fetch --no-tags --no-recurse-submodules --depth=1 origin -- " in (
+    assert " fetch --no-recurse-submodules --depth=1 origin -- " in (
         echoed(result, "fetch")[0])
     box.config.write_text(box.config.read_text().replace(
         "[dependencies.sglang]\n", "[dependencies.sglang]\nfetch-depth = 5\n"))
     result = install(cli, box, overrides(sglang="main"))
     assert result.code == 0, result.stderr
-    assert " fetch --no-tags --no-recurse-submodules --depth=5 origin -- main " in (
+    assert " fetch --no-recurse-submodules --depth=5 origin -- +main:" in (
         echoed(result, "fetch")[0])
 
 

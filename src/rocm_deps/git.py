@@ -44,6 +44,11 @@ PERMANENT_FETCH_FAILURES = (
 )
 
 
+# Where `fetch` stores what it fetched (outside refs/heads and refs/tags: no branch or tag
+# of the clone is touched).
+FETCHED_REF = "refs/rocm-deps/fetched"
+
+
 class GitError(Exception):
     def __init__(self, message: str, result: Result | None = None) -> None:
         super().__init__(message)
@@ -203,15 +208,17 @@ class Git:
     # ---- network ----
 
     def fetch(self, remote: str, target: str, depth: int, retry: RetryPolicy) -> int:
-        """Fetch `target` (a ref or a SHA) and the remote's tags; returns the attempts used.
+        """Fetch `target` (a ref or a SHA) and the tags that point into its history; returns
+        the attempts used.
 
-        `depth` 0 fetches whole history: negotiation sends only the missing objects, and
-        versions computed from git (setuptools-scm: the nearest tag) need the history and the
-        tags. The target comes first, so FETCH_HEAD names it; tags are updated by force so a
-        re-pointed upstream tag cannot fail the fetch."""
+        `depth` 0 fetches the whole history: negotiation sends only the missing objects, and
+        versions computed from git (setuptools-scm: the nearest tag) need history and tags.
+        Storing the target under FETCHED_REF is what makes git follow those tags (it does not
+        for a fetch into FETCH_HEAD alone), and only those: fetching every tag would also
+        download the history of releases the target does not contain."""
         depth_args = (f"--depth={depth}",) if depth >= 1 else ()
-        args = ("-c", "protocol.version=2", "fetch", "--no-tags", "--no-recurse-submodules",
-                *depth_args, remote, "--", target, "+refs/tags/*:refs/tags/*")
+        args = ("-c", "protocol.version=2", "fetch", "--no-recurse-submodules", *depth_args,
+                remote, "--", f"+{target}:{FETCHED_REF}")
         return self.with_retries(args, retry)
 
     def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rocm_deps import __version__, process
 from rocm_deps.config import DependencyConfig
-from rocm_deps.git import Git, GitError, RetryPolicy, is_permanent_fetch_failure
+from rocm_deps.git import FETCHED_REF, Git, GitError, RetryPolicy, is_permanent_fetch_failure
 from rocm_deps.model import (
     AMBIGUOUS,
     FAILED,
@@ -232,14 +232,15 @@ class Installer:
     # step 5: check out and verify
     def _checkout(self, git: Git, override: Override) -> str:
         if self.dry_run:
-            commit = override.sha or "FETCH_HEAD"
+            commit = override.sha or FETCHED_REF
         else:
-            fetched = git.commit_of("FETCH_HEAD^{commit}")
+            fetched = git.commit_of(f"{FETCHED_REF}^{{commit}}")
             if fetched is None:
-                raise StepFailed("checkout", "git fetch succeeded but FETCH_HEAD names no commit")
+                raise StepFailed("checkout", f"git fetch succeeded but {FETCHED_REF} names no "
+                                             f"commit")
             commit = override.sha or fetched
         try:
-            # `commit` is a verified hex SHA (or FETCH_HEAD), never text from the PR body.
+            # `commit` is a verified hex SHA (or our own ref name), never text from the PR body.
             git.checkout_detached(commit)
         except GitError as error:
             raise StepFailed("checkout", error.message) from None

@@ -19,7 +19,7 @@ from rocm_deps import sandbox
 from tests.conftest import MEGATRON_PR, git, parse_github_output, quiet_runner, require_tool
 from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 
-pytestmark = pytest.mark.container
+pytestmark = [pytest.mark.container, pytest.mark.xdist_group("container")]
 
 @pytest.fixture(scope="session")
 def image() -> Iterator[str]:
