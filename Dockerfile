@@ -11,7 +11,7 @@ COPY src ./src
 # (the container's python3) never receives rocm-deps' own dependencies.
 RUN python3 -m venv /opt/rocm-deps \
     && /opt/rocm-deps/bin/python -m pip install --no-cache-dir --disable-pip-version-check \
-        --constraint constraints.txt . \
+        --constraint constraints.txt ".[github]" \
     && /opt/rocm-deps/bin/python -m pip uninstall --yes --disable-pip-version-check pip
 
 FROM ${BASE_IMAGE}

@@ -137,10 +137,9 @@ def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sand
     assert code == 0, log[-5000:]
     assert ("skip=[false] sglang_ref=[] megatron_ref=[refs/pull/202/head] named_by=[body]"
             in observed(log))
-    # The second `uses:` in the job reused the private environment.
-    created = [line for line in printed(log) if line.startswith("rocm-deps: creating the private")]
-    reused = [line for line in printed(log) if line.startswith("rocm-deps: reusing the private")]
-    assert (len(created), len(reused)) == (2, 1), printed(log)  # one per job; 2nd use reuses
+    # Without a token nothing is installed to run the tool: no virtualenv, no PyGithub.
+    assert not [line for line in printed(log) if "installing PyGithub" in line
+                or "private environment" in line or " -m venv" in line], printed(log)
     pr_head = box.commits["megatron"]["pr"]
     assert (f'installed megatron_sha=[{pr_head}] '
             'patches=[{"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}]'
@@ -189,11 +188,12 @@ def python_310() -> str:
     """Python 3.10, the MI350 container's: .ci/run names it; a 3.10 test run is one."""
     if sys.version_info[:2] == (3, 10):
         return sys.executable
-    found = os.environ.get("ROCM_DEPS_PYTHON310") or shutil.which("python3.10")
-    require_tool(found is not None, "no Python 3.10 found: set ROCM_DEPS_PYTHON310 to one "
-                                    "(.ci/run does)")
-    assert found is not None
-    return found
+    for candidate in (os.environ.get("ROCM_DEPS_PYTHON310"), shutil.which("python3.10")):
+        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True,
+                                        check=False).returncode == 0:
+            return candidate
+    require_tool(False, "no Python 3.10 found: set ROCM_DEPS_PYTHON310 to one (.ci/run does)")
+    raise AssertionError("unreachable")
 
 
 def test_install_with_python_310_first_on_path(tmp_path: Path, box: Sandbox,
@@ -209,4 +209,63 @@ def test_install_with_python_310_first_on_path(tmp_path: Path, box: Sandbox,
     assert [line for line in printed(log) if line.startswith("python3 is ")] == [
         f"python3 is {version}"]
     assert f"installed megatron_sha=[{box.commits['megatron']['pr']}]" in "\n".join(printed(log))
+    assert installed_version(box, "megatron-core") == MEGATRON_PR
+
+
+HOSTILE_MODULES = ("argparse.py", "json.py", "regex.py", "rocm_deps/__init__.py",
+                   "github/__init__.py")
+
+
+def hostile_workflow(box: Sandbox) -> str:
+    plant = "\n".join(
+        f"          mkdir -p \"$(dirname {path})\" && printf '%s\\n' "
+        f"'print(\"HOST\" + \"ILE-{path}\"); raise SystemExit(97)' > {path}"
+        for path in HOSTILE_MODULES)
+    return f"""
+name: hostile
+on: pull_request
+jobs:
+  hostile:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: what a pull request could add, and an earlier step could set
+        run: |
+{plant}
+          mkdir -p "$RUNNER_TEMP/evil"
+          cp json.py "$RUNNER_TEMP/evil/json.py"
+          printf '%s\\n' 'print("HOST" + "ILE-startup")' > "$RUNNER_TEMP/evil/startup.py"
+          echo "PYTHONPATH=$RUNNER_TEMP/evil" >> "$GITHUB_ENV"
+          echo "PYTHONSTARTUP=$RUNNER_TEMP/evil/startup.py" >> "$GITHUB_ENV"
+      - name: the plant works on a plain python3
+        run: if python3 -c 'import json'; then exit 1; fi
+      - id: resolve
+        uses: ./
+        with:
+          command: resolve
+          config: {box.config}
+      - id: install
+        uses: ./
+        with:
+          command: install
+          config: {box.config}
+          overrides: ${{{{ steps.resolve.outputs.overrides }}}}
+          python: {box.python}
+          workspace: {box.workspace}
+      - env:
+          MEGATRON_SHA: ${{{{ steps.install.outputs.megatron_sha }}}}
+        run: echo "hostile installed=[$MEGATRON_SHA]"
+"""
+
+
+def test_modules_in_the_workspace_and_python_variables_cannot_replace_the_tools(
+        tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
+    # act's checkout copies the repository into the job's workspace, where the files go.
+    code, log = run_act(tmp_path, pip_cache, hostile_workflow(box), "pull_request",
+                        pull_request("- ci-megatron-pr: #202\n"))
+    assert code == 0, log[-5000:]
+    # Exactly one marker: the step that shows the plant works on a plain `python3`. None from
+    # resolve, install, pip or a build backend.
+    assert [line for line in printed(log) if "HOSTILE-" in line] == ["HOSTILE-json.py"]
+    assert f"hostile installed=[{box.commits['megatron']['pr']}]" in printed(log)
     assert installed_version(box, "megatron-core") == MEGATRON_PR

@@ -478,3 +478,24 @@ def test_two_virtualenvs_on_one_base_interpreter_are_two_environments(
                 "--workspace", str(box.workspace), "--python", other)
     assert json.loads(again.outputs["report"])["dependencies"]["megatron"]["state"] == (
         "up-to-date")
+
+
+def test_pip_runs_isolated_from_the_workspace_and_python_variables(
+        cli: Cli, box: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = 'print("HOST" + "ILE"); raise SystemExit(97)\n'
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    for directory in (box.workspace, evil):  # the pull request's files; an earlier step's path
+        (directory / "json.py").write_text(marker)
+        (directory / "argparse.py").write_text(marker)
+    monkeypatch.chdir(box.workspace)  # the action's step runs in the workspace
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"), "--workspace-install",
+                     "false")
+    assert result.code == 0, result.stderr
+    with_variables = cli("install", "--config", str(box.config), "--overrides",
+                         overrides(sglang="main"), "--workspace", str(box.workspace),
+                         "--python", box.python,
+                         env={"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "json.py")})
+    assert with_variables.code == 0, with_variables.stderr
+    assert "HOSTILE" not in result.stderr + with_variables.stderr
+    assert installed_version(box, "megatron-core") == MEGATRON_PR

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocm_deps.config import load_config
@@ -97,23 +97,3 @@ def test_directive_inside_fence_never_changes_result(inner: list[str], position:
     plain = "\n".join(["~~~~~~ example", *inner, "~~~~~~", ""]) + body
     inserted = "\n".join(["~~~~~~ example", *with_directive, "~~~~~~", ""]) + body
     assert shape(resolve_text(inserted)) == shape(resolve_text(plain))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.characters(codec="ascii"), max_size=60))
-@example("\x1f:")  # found by this test: `re` reads \x1c-\x1f as whitespace, `regex` does not
-@example("ci-sglang-pr\x1c: #1")
-def test_ascii_and_unicode_engines_agree_on_ascii_lines(line: str) -> None:
-    """ASCII lines use stdlib `re`, others the `regex` module: same sources, same answers."""
-    import re
-
-    import regex
-
-    from rocm_deps.directives import _Engine
-
-    keys = "ci\\-sglang\\-pr|ci\\-megatron\\-pr"
-    fast, full = _Engine(re, keys, {}), _Engine(regex, keys, {"timeout": 5.0})
-    fast_match, full_match = fast.directive(line), full.directive(line)
-    assert (fast_match and fast_match.groupdict()) == (full_match and full_match.groupdict())
-    assert fast.mentions(line) == full.mentions(line)
-    assert bool(fast.unknown(line)) == bool(full.unknown(line))

@@ -138,8 +138,8 @@ def load_config(path: str | Path | None) -> Config:
     # Imported here: most runs use the built-in defaults and never parse TOML.
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # pragma: no cover - exercised only on 3.10 images
-        import tomli as tomllib
+    else:  # Python 3.10 (the MI350 image's): the same parser, carried in the source tree
+        from rocm_deps._vendor import tomli as tomllib
     source = str(path)
     try:
         with open(path, "rb") as handle:

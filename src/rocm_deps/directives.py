@@ -1,10 +1,8 @@
 """The directive grammar of DESIGN §3: which lines of a PR body name a dependency ref.
 
 Pure and linear in the body size: one pass over the lines, each line matched by anchored,
-length-bounded patterns. Lines that are not ASCII go to the `regex` module (Unicode
-properties, case folding, and a timeout as a second line of defence); ASCII lines, nearly all
-of a real body, use the same pattern sources compiled by stdlib `re`, because importing
-`regex` costs more than parsing a typical body (see benchmarks/resolve_bench.py). What Markdown
+length-bounded patterns (stdlib `re`; Unicode character properties come from `unicodedata`,
+see refs.is_invisible). What Markdown
 shows as code (fenced or indented) or hides (HTML comments) is never a directive: authors
 put examples there. Anything that *looks* like a directive but is not honoured produces a
 warning or an error, so an author never believes a dependency was tested when it was not.
@@ -15,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from rocm_deps.config import DependencyConfig
 from rocm_deps.model import Finding, Level
@@ -29,12 +26,11 @@ from rocm_deps.refs import (
 )
 
 MAX_BODY_BYTES = 1024 * 1024
-REGEX_TIMEOUT_SECONDS = 5.0
 QUOTE_LIMIT = 160
 
 # A directive line: up to 3 spaces, any mix of list/quote markers each followed by
 # whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
-# \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), the regex module does not.
+# \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), Unicode does not.
 _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 _UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
@@ -47,25 +43,8 @@ _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _FENCE_PREFIX = re.compile(r"(?:[ ]{0,3}(?:>[ \t]?|[-*+][ \t]+|[0-9]{1,9}[.)][ \t]+))*")
 _FENCE_OPEN = re.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _INLINE_CODE = re.compile(r"`[^`]*`")
-
-
-class _Engine:
-    """The Unicode-sensitive patterns (\\s, \\w, case folding) compiled by one regex engine."""
-
-    def __init__(self, module: Any, keys: str, options: dict[str, float]) -> None:
-        self.directive_line = module.compile(_DIRECTIVE_LINE)
-        self.unknown_key = module.compile(_UNKNOWN_KEY, module.IGNORECASE)
-        self.mention = module.compile(_MENTION.format(keys=keys), module.IGNORECASE)
-        self.options = options  # `timeout=` for the regex module; nothing for `re`
-
-    def directive(self, line: str) -> Any:
-        return self.directive_line.fullmatch(line, **self.options)
-
-    def unknown(self, key: str) -> Any:
-        return self.unknown_key.fullmatch(key, **self.options)
-
-    def mentions(self, line: str) -> bool:
-        return self.mention.search(line, **self.options) is not None
+_DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
+_UNKNOWN_KEY_RE = re.compile(_UNKNOWN_KEY, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -120,18 +99,8 @@ class _Parser:
         self.names = [dependency.name for dependency in dependencies]
         self.directives: dict[str, Directive] = {}
         self.findings: list[Finding] = []
-        self.keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
-        self.ascii = _Engine(re, self.keys, {})
-        self._unicode: _Engine | None = None
-
-    def engine(self, text: str) -> _Engine:
-        if text.isascii():
-            return self.ascii
-        if self._unicode is None:
-            import regex
-
-            self._unicode = _Engine(regex, self.keys, {"timeout": REGEX_TIMEOUT_SECONDS})
-        return self._unicode
+        keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
+        self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
 
     def parse(self, text: str) -> ParsedBody:
         fence: _Fence | None = None
@@ -164,13 +133,13 @@ class _Parser:
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
             cleaned = remove_invisible(line)
-            cleaned_match = self.engine(cleaned).directive(cleaned)
+            cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned)
             if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
                 self._add("error", number, line,
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
                 return
-        match = self.engine(line).directive(line)
+        match = _DIRECTIVE_LINE_RE.fullmatch(line)
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, line, match)
             return
@@ -182,14 +151,14 @@ class _Parser:
 
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
-        return folded in self.by_key or self.engine(folded).unknown(folded) is not None
+        return folded in self.by_key or _UNKNOWN_KEY_RE.fullmatch(folded) is not None
 
     def _looks_like_directive(self, line: str) -> bool:
         if ":" not in line and "=" not in line:
             return False
-        return self.engine(line).mentions(line)
+        return self.mention.search(line) is not None
 
-    def _directive(self, number: int, line: str, match: Any) -> None:
+    def _directive(self, number: int, line: str, match: re.Match[str]) -> None:
         key = match.group("key")
         dependency = self.by_key.get(key.casefold())
         if dependency is None:
@@ -230,7 +199,7 @@ class _Parser:
                       f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
 
     def _unknown_key_message(self, key: str) -> str:
-        match = self.engine(key).unknown(key)
+        match = _UNKNOWN_KEY_RE.fullmatch(key)
         word = match.group("word") if match else key
         import difflib  # only on this error path
 

@@ -161,8 +161,9 @@ class Installer:
         """Where pip installs: the target's `sys.prefix` and version, asked of it. Two venvs
         on one base interpreter resolve to one binary but are two environments."""
         if self._environment_identity is None:
-            result = process.run((self.settings.python, "-c", ENVIRONMENT_PROBE), self.runner,
-                                 env=self.settings.environ, echo=False)
+            result = process.run((self.settings.python, "-I", "-c", ENVIRONMENT_PROBE),
+                                 self.runner, env=pip_environment(self.settings.environ),
+                                 echo=False)
             if not result.ok:
                 raise StepFailed("check", f"the interpreter {self.settings.python} does not run "
                                           f"(exit code {result.returncode}): "

@@ -307,6 +307,9 @@ class InstallReport:
 class ApiSettings:
     url: str = "https://api.github.com"
     token: str | None = None
+    # Where PyGithub is installed on demand when it is not importable ($RUNNER_TEMP).
+    packages_dir: Path = Path("/tmp")  # noqa: S108 - replaced by settings.py from the env
+    uv: str | None = None  # uv on PATH, used for that install when present
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+# Variables an earlier step (or the checked-out pull request, through $GITHUB_ENV) could set
+# to run its own code inside pip or a build backend. pip runs without them, and with -I, so
+# the working directory (the workspace) cannot shadow a module either.
+UNSAFE_PYTHON_VARIABLES = frozenset({"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+                                     "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONBREAKPOINT",
+                                     "PYTHONEXECUTABLE"})
+
 PIP_ENVIRONMENT = {
     "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"
     "PIP_DISABLE_PIP_VERSION_CHECK": "1",
@@ -18,8 +25,9 @@ PIP_ENVIRONMENT = {
 
 def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str]) -> list[str]:
     """`pip install -e` of one directory, without dependencies: the image has them."""
-    return [python, "-m", "pip", "install", "-e", str(directory), "--no-deps", *pip_args]
+    return [python, "-I", "-m", "pip", "install", "-e", str(directory), "--no-deps", *pip_args]
 
 
 def pip_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    return {**environ, **PIP_ENVIRONMENT}
+    safe = {key: value for key, value in environ.items() if key not in UNSAFE_PYTHON_VARIABLES}
+    return {**safe, **PIP_ENVIRONMENT}

@@ -7,24 +7,29 @@ so a value can never become an option of git).
 
 from __future__ import annotations
 
-import functools
 import re
+import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rocm_deps.model import FULL_SHA_ANY_CASE, Kind, check_ref_format, describe_character
-
-if TYPE_CHECKING:
-    import regex
 
 MAX_PR_NUMBER_DIGITS = 10
 
 # Invisible or format characters: they make `ci-sglang-pr:` look right while matching nothing,
-# or make a value look like another (bidi controls). Cf covers BOM, zero-width and bidi.
-INVISIBLE_SOURCE = (
-    r"[\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u3164\uFFA0\u180B-\u180D\uFE00-\uFE0F\u2800"
-    r"\U000E0100-\U000E01EF]"
-)
+# or make a value look like another (bidi controls). The categories Cf (BOM, zero-width, bidi
+# controls), Zl and Zp, and the characters below that render as nothing or as a blank.
+INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp"})
+INVISIBLE_CHARACTERS = frozenset(
+    "\u034f\u115f\u1160\u3164\uffa0\u180b\u180c\u180d\u2800"
+    + "".join(chr(code) for code in range(0xFE00, 0xFE10))       # variation selectors
+    + "".join(chr(code) for code in range(0xE0100, 0xE01F0)))    # variation selectors supplement
+
+
+def is_invisible(character: str) -> bool:
+    return (not character.isascii()
+            and (character in INVISIBLE_CHARACTERS
+                 or unicodedata.category(character) in INVISIBLE_CATEGORIES))
+
 
 # Value shapes are ASCII by definition (non-ASCII values are refused first): stdlib `re`.
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -55,32 +60,26 @@ class ValueProblem:
     message: str
 
 
-@functools.cache
-def invisible_pattern() -> regex.Pattern[str]:
-    """Unicode properties need the `regex` module. It is imported only when some text is not
-    ASCII: its import costs more than the rest of `resolve` on a typical body."""
-    import regex
-
-    return regex.compile(INVISIBLE_SOURCE)
-
-
 def find_invisible(text: str) -> str | None:
     """The first invisible or format character in `text`, described, or None."""
     if text.isascii():
         return None
-    match = invisible_pattern().search(text)
-    return describe_character(match.group()) if match else None
+    found = next((character for character in text if is_invisible(character)), None)
+    return describe_character(found) if found else None
 
 
 def remove_invisible(text: str) -> str:
-    return text if text.isascii() else invisible_pattern().sub("", text)
+    if text.isascii():
+        return text
+    return "".join(character for character in text if not is_invisible(character))
 
 
 def show_invisible(text: str) -> str:
     """`text` with each invisible character written as <U+XXXX>, for quoting in messages."""
     if text.isascii():
         return text
-    return invisible_pattern().sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
+    return "".join(f"<U+{ord(character):04X}>" if is_invisible(character) else character
+                   for character in text)
 
 
 def classify(value: str, repository: str) -> RefSpec | ValueProblem:

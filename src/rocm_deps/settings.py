@@ -57,7 +57,9 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
         event_path=event_path,
         inputs=parse_inputs(arguments.input),
         body_file=arguments.body_file,
-        api=ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token),
+        api=ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
+                        packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
+                        uv=shutil.which("uv", path=environ.get("PATH", os.defpath))),
         body_source=arguments.body_source,
         trusted_associations=tuple(
             item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),

@@ -7,12 +7,15 @@ import json
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.model import ResolveSettings
+from rocm_deps.on_demand import ensure_github
 from rocm_deps.resolution import resolve
 from rocm_deps.runner import Runner
 
 
 def run(settings: ResolveSettings, runner: Runner) -> int:
     """Annotations, outputs, summary and the stdout report; returns the exit code."""
+    if settings.api.token:
+        ensure_github(settings.api, runner)
     report = resolve(settings)
     config = settings.config
     reports.annotate_resolve(report, runner)

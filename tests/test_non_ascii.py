@@ -1,0 +1,31 @@
+"""Non-ASCII bodies: the results recorded in tests/data/non_ascii_bodies.json.
+
+The file was written by the parser that used the third-party `regex` module for lines that
+are not ASCII (emoji, em dashes, CJK, no-break and other spaces, zero-width, bidi and other
+format characters, look-alike letters). The parser now uses `re` and `unicodedata` alone and
+must give the same directives and the same messages. A deliberate change of behaviour
+updates the file, in the commit that makes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.config import load_config
+from rocm_deps.directives import parse_body
+
+RECORDED = json.loads((Path(__file__).parent / "data" / "non_ascii_bodies.json").read_text(
+    encoding="utf-8"))
+DEPENDENCIES = load_config(None).dependencies
+
+
+@pytest.mark.parametrize("case", sorted(RECORDED), ids=sorted(RECORDED))
+def test_same_result_as_recorded(case: str) -> None:
+    recorded = RECORDED[case]
+    assert not recorded["body"].isascii()
+    parsed = parse_body(recorded["body"], DEPENDENCIES)
+    assert {name: d.spec.ref for name, d in parsed.directives.items()} == recorded["refs"]
+    assert [[f.level, f.message] for f in parsed.findings] == recorded["findings"]

@@ -1,0 +1,85 @@
+"""PyGithub on demand: the tool runs on the standard library; a token brings PyGithub, pinned
+and hash-checked, into a private directory that later steps of the job reuse."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rocm_deps import on_demand
+from tests.conftest import ROOT, EventWriter
+from tests.fake_github import FakeGitHub
+
+TOKEN = "ghp_onDemandTESTtoken0123456789abcdef"
+HEAD = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+
+
+def pins(text: str) -> list[str]:
+    return re.findall(r"^([A-Za-z0-9_.-]+==[^\s;\\]+)", text, flags=re.MULTILINE)
+
+
+def test_the_locked_requirements_pin_what_constraints_pins() -> None:
+    locked = on_demand.REQUIREMENTS.read_text()
+    assert pins(locked) == pins((ROOT / "constraints.txt").read_text())
+    # Every requirement carries hashes (pip --require-hashes refuses any that does not).
+    blocks = re.split(r"\n(?=[A-Za-z])", locked.split("\n\n", 1)[1].strip())
+    assert all("--hash=sha256:" in block for block in blocks) and len(blocks) == len(
+        pins(locked))
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        fake.repository("sgl-project/sglang").add_pull(30421, HEAD)
+        yield fake
+
+
+def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path) -> subprocess.CompletedProcess[str]:
+    """resolve as the action runs it, on an interpreter that cannot import PyGithub
+    (-S: no site-packages at all), with the source tree put on sys.path explicitly."""
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.main import main; "
+              "raise SystemExit(main(sys.argv[2:]))")
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
+         "--event-name", "pull_request", "--event-path", event, "--github-token-env",
+         "TEST_TOKEN", "--format", "json"],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
+             "TEST_TOKEN": TOKEN, "PATH": str(Path(sys.executable).parent)})
+
+
+def test_a_token_installs_pygithub_once_into_runner_temp(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub) -> None:
+    event = write_event("ci-sglang-pr: #30421")
+    first = bare_resolve(event, github, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert f'"sha": "{HEAD}"' in first.stdout
+    [directory] = tmp_path.glob("rocm-deps-github-py*")
+    assert (directory / on_demand.READY).is_file() and (directory / "github").is_dir()
+    assert first.stderr.count("rocm-deps: installing PyGithub") == 1
+    assert f"--require-hashes --no-deps -r {on_demand.REQUIREMENTS}" in first.stderr
+    second = bare_resolve(event, github, tmp_path)  # a later step of the same job
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "installing PyGithub" not in second.stderr
+    assert TOKEN not in first.stdout + second.stdout
+
+
+def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: EventWriter) -> None:
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.main import main; "
+              "code = main(sys.argv[2:]); print(sorted(m for m in sys.modules if m.split('.')[0] "
+              "in ('github', 'requests', 'regex', 'tomli', 'urllib3'))); raise SystemExit(code)")
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
+         "--event-name", "pull_request", "--event-path", write_event("ci-sglang-pr: #1")],
+        capture_output=True, text=True, env={**os.environ, "RUNNER_TEMP": str(runner_temp)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert list(runner_temp.iterdir()) == []
