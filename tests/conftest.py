@@ -15,6 +15,9 @@ import pytest
 from rocm_deps import sandbox
 from rocm_deps.main import main
 from rocm_deps.runner import Runner
+from tests.repos import commit, git
+
+__all__ = ["git"]  # re-exported: the tests import it from here
 
 ROOT = Path(__file__).resolve().parent.parent
 # .ci/run sets this: there a missing tool (podman) fails the test instead of skipping it.
@@ -155,11 +158,6 @@ def box(tmp_path: Path, box_template: sandbox.Sandbox) -> sandbox.Sandbox:
     return sandbox.copy(box_template, tmp_path / "sandbox")
 
 
-def git(repository: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repository), *args], check=True, text=True,
-                          capture_output=True, env={**os.environ, **sandbox.IDENTITY}).stdout.strip()
-
-
 def snapshot(repository: Path) -> dict[str, object]:
     """HEAD, index bytes and every work-tree file's bytes: what 'unchanged' means."""
     files = {}
@@ -177,19 +175,10 @@ def add_pull_request(box: sandbox.Sandbox, name: str, number: int, files: Mappin
     publish it as refs/pull/<number>/head. Returns the commit."""
     origin = box.origins[name]
     git(origin, "checkout", "-q", "--detach", base)
-    for relative, text in files.items():
-        path = origin / relative
-        if text is None:
-            path.unlink()
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    git(origin, "add", "-A")
-    git(origin, "commit", "-q", "-m", f"pull request {number}")
-    commit = git(origin, "rev-parse", "HEAD")
-    git(origin, "update-ref", f"refs/pull/{number}/head", commit)
+    head = commit(origin, files, f"pull request {number}")
+    git(origin, "update-ref", f"refs/pull/{number}/head", head)
     git(origin, "checkout", "-q", "main")
-    return commit
+    return head
 
 
 # Megatron-LM's static versions in the sandbox (sandbox.Builder.origin / after_bake).

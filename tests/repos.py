@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.conftest import git
+from rocm_deps.sandbox import IDENTITY
+
+
+def git(repository: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repository), *args], check=True, text=True,
+                          capture_output=True, env={**os.environ, **IDENTITY}).stdout.strip()
 
 
 def make_repo(path: Path, files: Mapping[str, str], message: str = "initial") -> str:
