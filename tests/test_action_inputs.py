@@ -15,9 +15,10 @@ def inputs(**values: str) -> dict[str, str]:
 def test_install_inputs_become_the_command_line() -> None:
     argv = action_argv(inputs(command="install", config="c.toml", overrides='{"a": 1}',
                               python="/usr/bin/python3", workspace="/w", workspace_install="FALSE",
-                              dry_run="TRUE", body_source="", trusted_associations="OWNER"))
-    assert argv == ["install", "--github-token-env", "INPUT_GITHUB_TOKEN", "--body-source",
-                    "event", "--trusted-associations", "OWNER", "--config", "c.toml",
+                              dry_run="TRUE", body_source="", trusted_associations="OWNER",
+                              github_token="ghs_x"))
+    assert argv == ["install", "--body-source", "event", "--github-token-env",
+                    "INPUT_GITHUB_TOKEN", "--trusted-associations", "OWNER", "--config", "c.toml",
                     "--overrides", '{"a": 1}', "--python", "/usr/bin/python3", "--workspace",
                     "/w", "--workspace-install", "false", "--dry-run"]
 
@@ -62,3 +63,7 @@ def test_main_reports_an_invalid_input_as_an_annotation(capsys: pytest.CaptureFi
     assert capsys.readouterr().err == (
         "::error title=rocm-deps%3A invalid input::Input 'dry-run' has invalid value 'yes'. "
         "Expected `true` or `false` (any letter case).\n")
+
+
+def test_an_empty_token_input_names_no_token_variable() -> None:
+    assert "--github-token-env" not in action_argv(inputs(command="resolve", github_token=" "))

@@ -82,10 +82,21 @@ pip-args = ["--no-build-isolation"]
     ("lockfile = \"x\"\n", "lockfile: unknown key"),
     ("lock-file = 3\n", "lock-file: expected a string"),
     ("[dependencies\n", "not valid TOML"),
+    ("[install]\nretry-min-seconds = nan\n",
+     "install.retry-min-seconds: expected a number from 0 to 600, got nan"),
+    ("[install]\nretry-max-seconds = inf\n",
+     "install.retry-max-seconds: expected a number from 0 to 600, got inf"),
+    ("[install]\nfetch-attempts = 0\n",
+     "install.fetch-attempts: expected a number from 1 to 10, got 0"),
+    ("[api]\nattempts = 100000\n", "api.attempts: expected a number from 1 to 10, got 100000"),
+    ("[api]\nmax-rate-limit-wait-seconds = inf\n",
+     "api.max-rate-limit-wait-seconds: expected a number from 0 to 600, got inf"),
+    ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds: expected a number from 1 to 300"),
 ], ids=["unknown-key", "wrong-type", "bool-for-int", "negative-depth", "patches-string",
         "patches-non-strings", "bad-enum", "bad-repository", "dash-remote", "missing-repository",
         "bad-name", "duplicate-directive", "unknown-install-key", "retry-order",
-        "unknown-top-level", "lock-file-type", "bad-toml"])
+        "unknown-top-level", "lock-file-type", "bad-toml", "nan", "inf", "zero-attempts",
+        "huge-attempts", "infinite-rate-limit-wait", "zero-timeout"])
 def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(UsageError) as caught:

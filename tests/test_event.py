@@ -46,11 +46,33 @@ def test_privileged_events(name: str, privileged: bool) -> None:
     (None, "the event payload {path} does not exist"),
     ("[1]", "the event payload {path}: expected a JSON object"),
     ("{", "cannot read the event payload {path}: Expecting property name"),
-], ids=["missing", "not-object", "not-json"])
+    ("[" * 100_000 + "]" * 100_000, "the event payload {path} is larger than 1 KiB"),
+    ("{" + '"a":' * 0 + "}" + " " * 1100, "the event payload {path} is larger than 1 KiB"),
+    ("\xff", "cannot read the event payload {path}: not UTF-8"),
+], ids=["missing", "not-object", "not-json", "too-large", "just-over-the-limit", "not-utf8"])
 def test_read_json_object_errors(tmp_path: Path, text: str | None, message: str) -> None:
     path = tmp_path / "event.json"
     if text is not None:
-        path.write_text(text)
+        path.write_bytes(text.encode("latin-1"))
     with pytest.raises(UsageError) as caught:
-        read_json_object(path, "the event payload")
+        read_json_object(path, "the event payload", 1024)
     assert message.format(path=path) in caught.value.message
+
+
+def test_a_device_that_never_ends_is_read_only_up_to_the_limit() -> None:
+    with pytest.raises(UsageError, match="the event payload /dev/zero is larger than 1 KiB"):
+        read_json_object(Path("/dev/zero"), "the event payload", 1024)
+
+
+def test_deep_nesting_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(UsageError, match="nested too deeply"):
+        read_json_object(path, "the event payload", 1024 * 1024)
+
+
+def test_a_lone_surrogate_in_the_payload_becomes_a_replacement_character() -> None:
+    context = event_context("pull_request", {"pull_request": {
+        "number": 1, "body": "ci-sglang-pr: #1 \ud800"}})
+    assert context.body == "ci-sglang-pr: #1 \ufffd"
+    assert context.body.encode("utf-8")  # writable to any file, the summary included

@@ -219,3 +219,66 @@ def test_resolve_without_token_does_not_import_github(tmp_path: Path) -> None:
               "print('github' in sys.modules, 'requests' in sys.modules, code)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.stdout.strip().splitlines()[-1] == "False False 0"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--event-name", "pull_request"],
+     "--event-name pull_request needs --event-path (or GITHUB_EVENT_PATH)"),
+    (["--input", "ci_sglan_pr=#1234"],
+     "--input ci_sglan_pr: not a configured dispatch input; did you mean `ci_sglang_pr`?"),
+], ids=["name-without-path", "input-typo"])
+def test_careless_command_lines_are_usage_errors(cli: Cli, argv: list[str], message: str) -> None:
+    result = cli("resolve", *argv)
+    assert (result.code, result.outputs) == (2, {})
+    assert message in result.stderr
+
+
+def test_event_path_without_event_name_is_a_usage_error(write_event: EventWriter,
+                                                        cli: Cli) -> None:
+    path = write_event("ci-megatron-pr: #202")
+    result = cli("resolve", "--event-path", path)
+    assert (result.code, result.outputs) == (2, {})
+    assert f"--event-path {path} needs --event-name (or GITHUB_EVENT_NAME)" in result.stderr
+
+
+def test_an_empty_token_variable_is_a_warning(write_event: EventWriter, cli: Cli) -> None:
+    result = cli("resolve", "--event-name", "pull_request", "--event-path",
+                 write_event("ci-sglang-pr: #1"), "--github-token-env", "MY_TOKEN",
+                 env={"MY_TOKEN": " "})
+    assert result.code == 0
+    assert ("::warning title=rocm-deps%3A no token::--github-token-env MY_TOKEN: the variable "
+            "is unset or empty; continuing without a token") in result.stderr
+
+
+def test_after_an_error_the_text_report_shows_no_outputs(write_event: EventWriter,
+                                                         cli: Cli) -> None:
+    result = cli("resolve", "--event-name", "pull_request", "--event-path",
+                 write_event("ci-megatron-pr: abc1234"), github_actions=False)
+    assert result.code == 1
+    assert result.stdout.strip() == "1 error(s): see the messages above; no outputs but `report`"
+    assert "skip_dependency_install" not in result.stdout and "abc1234" not in result.stdout
+
+
+def test_the_trust_gate_has_its_own_title(write_event: EventWriter, cli: Cli) -> None:
+    result = cli("resolve", "--event-name", "pull_request_target", "--event-path",
+                 write_event("ci-sglang-pr: #1", association="NONE"))
+    assert result.code == 1
+    assert "::error title=rocm-deps%3A untrusted author::" in result.stderr
+    assert "invalid directive" not in result.stderr
+
+
+@pytest.mark.parametrize("which", ["config", "body-file", "lock-file", "event-path"])
+def test_endless_inputs_are_read_up_to_a_limit(tmp_path: Path, cli: Cli, which: str) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('lock-file = "/dev/zero"\n')
+    argv = {"config": ["--config", "/dev/zero"],
+            "body-file": ["--body-file", "/dev/zero"],
+            "lock-file": ["--config", str(config), "--body-file", str(config)],
+            "event-path": ["--event-path", "/dev/zero", "--event-name", "pull_request"]}[which]
+    expected = {"config": "configuration file /dev/zero is larger than 1,024 KiB",
+                "body-file": "--body-file /dev/zero is larger than 1,024 KiB",
+                "lock-file": f"{config}: lock-file /dev/zero is larger than 1,024 KiB",
+                "event-path": "the event payload /dev/zero is larger than 25,600 KiB"}[which]
+    result = cli("resolve", *argv)
+    assert (result.code, result.outputs) == (2, {}), result.stderr
+    assert f"::{expected}" in result.stderr

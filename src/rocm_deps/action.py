@@ -48,8 +48,9 @@ def boolean(environ: Mapping[str, str], name: str, default: bool) -> bool:
 
 def action_argv(environ: Mapping[str, str]) -> list[str]:
     command = choice(environ, "command", COMMANDS)
-    argv = [command, "--github-token-env", TOKEN_VARIABLE,
-            "--body-source", choice(environ, "body-source", BODY_SOURCES, "event")]
+    argv = [command, "--body-source", choice(environ, "body-source", BODY_SOURCES, "event")]
+    if read_input(environ, "github-token"):  # an empty input means: no token, no warning
+        argv += ["--github-token-env", TOKEN_VARIABLE]
     if read_input(environ, "trusted-associations"):
         argv += ["--trusted-associations", read_input(environ, "trusted-associations")]
     if read_input(environ, "config"):

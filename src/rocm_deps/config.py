@@ -6,6 +6,7 @@ expected type, because a typo in a config key must never be silently ignored.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_deps.errors import UsageError
+from rocm_deps.files import CONFIG_LIMIT, read_bounded
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 DIRECTIVE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
@@ -116,15 +118,22 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
 _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "workspace-install": (bool, "a boolean"),
     "pip-args": (list, "an array of strings"),
-    "fetch-attempts": (int, "an integer >= 1"),
-    "retry-min-seconds": ((int, float), "a number >= 0"),
-    "retry-max-seconds": ((int, float), "a number >= 0"),
+    "fetch-attempts": (int, "an integer from 1 to 10"),
+    "retry-min-seconds": ((int, float), "a number from 0 to 600"),
+    "retry-max-seconds": ((int, float), "a number from 0 to 600"),
 }
 _API_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "timeout-seconds": (int, "an integer >= 1"),
-    "attempts": (int, "an integer >= 1"),
-    "backoff-seconds": ((int, float), "a number >= 0"),
-    "max-rate-limit-wait-seconds": ((int, float), "a number >= 0"),
+    "timeout-seconds": (int, "an integer from 1 to 300"),
+    "attempts": (int, "an integer from 1 to 10"),
+    "backoff-seconds": ((int, float), "a number from 0 to 60"),
+    "max-rate-limit-wait-seconds": ((int, float), "a number from 0 to 600"),
+}
+# The sane range of every number (DESIGN §4): a config file is input like any other.
+RANGES: dict[str, tuple[float, float]] = {
+    "install.fetch-attempts": (1, 10), "install.retry-min-seconds": (0, 600),
+    "install.retry-max-seconds": (0, 600), "api.timeout-seconds": (1, 300),
+    "api.attempts": (1, 10), "api.backoff-seconds": (0, 60),
+    "api.max-rate-limit-wait-seconds": (0, 600),
 }
 _TOP_LEVEL = {"dependencies", "install", "lock-file", "api"}
 
@@ -141,15 +150,13 @@ def load_config(path: str | Path | None) -> Config:
     else:  # Python 3.10 (the MI350 image's): the same parser, carried in the source tree
         from rocm_deps._vendor import tomli as tomllib
     source = str(path)
+    text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except FileNotFoundError:
-        raise UsageError(f"configuration file {source} does not exist") from None
-    except OSError as error:
-        raise UsageError(f"cannot read configuration file {source}: {error.strerror}") from None
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise UsageError(f"{source}: not valid TOML: nested too deeply") from None
     return build_config(document, source=source)
 
 
@@ -262,20 +269,29 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     )
 
 
+def _number(values: Mapping[str, Any], table: str, key: str, default: float,
+            fail: Fail) -> float:
+    """A configured number, finite and within RANGES (TOML has nan and inf)."""
+    value = values.get(key, default)
+    low, high = RANGES[f"{table}.{key}"]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise fail(f"{table}.{key}", f"expected a number from {low:g} to {high:g}, got {value}")
+    return float(value)
+
+
 def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
     values = _table_values(table, _INSTALL_FIELDS, "install", fail)
-    attempts = values.get("fetch-attempts", 3)
-    if attempts < 1:
-        raise fail("install.fetch-attempts", f"expected an integer >= 1, got {attempts}")
-    low = float(values.get("retry-min-seconds", 10.0))
-    high = float(values.get("retry-max-seconds", 20.0))
-    if low < 0 or high < low:
+    defaults = InstallConfig()
+    low = _number(values, "install", "retry-min-seconds", defaults.retry_min_seconds, fail)
+    high = _number(values, "install", "retry-max-seconds", defaults.retry_max_seconds, fail)
+    if high < low:
         raise fail("install.retry-max-seconds",
                    f"expected 0 <= retry-min-seconds <= retry-max-seconds, got {low} and {high}")
     return InstallConfig(
         workspace_install=values.get("workspace-install", True),
         pip_args=tuple(values.get("pip-args", ())),
-        fetch_attempts=attempts,
+        fetch_attempts=int(_number(values, "install", "fetch-attempts",
+                                   defaults.fetch_attempts, fail)),
         retry_min_seconds=low,
         retry_max_seconds=high,
     )
@@ -284,16 +300,14 @@ def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
 def _api(table: Mapping[str, Any], fail: Fail) -> ApiConfig:
     values = _table_values(table, _API_FIELDS, "api", fail)
     defaults = ApiConfig()
-    api = ApiConfig(
-        timeout_seconds=values.get("timeout-seconds", defaults.timeout_seconds),
-        attempts=values.get("attempts", defaults.attempts),
-        backoff_seconds=float(values.get("backoff-seconds", defaults.backoff_seconds)),
-        max_rate_limit_wait_seconds=float(values.get("max-rate-limit-wait-seconds",
-                                                     defaults.max_rate_limit_wait_seconds)))
-    if api.timeout_seconds < 1 or api.attempts < 1 or api.backoff_seconds < 0 \
-            or api.max_rate_limit_wait_seconds < 0:
-        raise fail("api", "timeout-seconds and attempts must be >= 1, the others >= 0")
-    return api
+    return ApiConfig(
+        timeout_seconds=int(_number(values, "api", "timeout-seconds", defaults.timeout_seconds,
+                                    fail)),
+        attempts=int(_number(values, "api", "attempts", defaults.attempts, fail)),
+        backoff_seconds=_number(values, "api", "backoff-seconds", defaults.backoff_seconds,
+                                fail),
+        max_rate_limit_wait_seconds=_number(values, "api", "max-rate-limit-wait-seconds",
+                                            defaults.max_rate_limit_wait_seconds, fail))
 
 
 def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Fail) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_deps.errors import UsageError
+from rocm_deps.files import EVENT_LIMIT, read_bounded, without_lone_surrogates
 
 # Events that run with the base repository's secrets and write token while the PR body is
 # written by whoever opened the PR: directives need an explicit trust decision there.
@@ -34,17 +35,19 @@ class EventContext:
 
 
 def read_event(path: Path | None) -> Mapping[str, Any]:
-    return {} if path is None else read_json_object(path, "the event payload")
+    return {} if path is None else read_json_object(path, "the event payload", EVENT_LIMIT)
 
 
-def read_json_object(path: Path, what: str, expected: str = "a JSON object") -> dict[str, Any]:
+def read_json_object(path: Path, what: str, limit: int,
+                     expected: str = "a JSON object") -> dict[str, Any]:
     """A JSON file that must hold an object; every failure is a usage error naming `what`."""
+    text = read_bounded(path, limit, what)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{what} {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
         raise UsageError(f"cannot read {what} {path}: {error}") from None
+    except RecursionError:
+        raise UsageError(f"cannot read {what} {path}: nested too deeply") from None
     if not isinstance(document, dict):
         raise UsageError(f"{what} {path}: expected {expected}")
     return document
@@ -75,7 +78,8 @@ def _context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
     if event_name == "workflow_dispatch":
         inputs = _mapping(payload.get("inputs"))
         return EventContext(event_name, dispatch_inputs={
-            str(key): value if isinstance(value, str) else json.dumps(value)
+            without_lone_surrogates(str(key)): without_lone_surrogates(
+                value if isinstance(value, str) else json.dumps(value))
             for key, value in inputs.items() if value is not None
         })
     return EventContext(event_name)
@@ -86,7 +90,7 @@ def _mapping(value: object) -> Mapping[str, Any]:
 
 
 def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    return without_lone_surrogates(value) if isinstance(value, str) else None
 
 
 def _number(value: object) -> int | None:

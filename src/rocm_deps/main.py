@@ -99,8 +99,14 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     environ = os.environ if environ is None else environ
     arguments = build_parser().parse_args(argv)
     runner = make_runner(environ)
-    if getattr(arguments, "github_token_env", None):
-        runner.mask(environ.get(arguments.github_token_env, "").strip())  # before anything else
+    token_variable = getattr(arguments, "github_token_env", None)
+    if token_variable:
+        token = environ.get(token_variable, "").strip()
+        runner.mask(token)  # before anything else is printed
+        if not token:
+            runner.warning(f"--github-token-env {token_variable}: the variable is unset or "
+                           f"empty; continuing without a token (no SHA pinning, no API checks)",
+                           title="rocm-deps: no token")
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     try:
         return _dispatch(arguments, environ, runner)

@@ -111,6 +111,7 @@ class Finding:
     level: Level
     message: str
     line: int = 0
+    title: str = ""  # the annotation's title; empty: the default for the level
 
     def to_json(self) -> dict[str, Any]:
         return {"message": self.message, "line": self.line or None}

@@ -66,10 +66,10 @@ def resolve_summary(report: ResolveReport, config: Config) -> str:
 
 def annotate_resolve(report: ResolveReport, runner: Runner) -> None:
     for finding in report.warnings:
-        runner.warning(finding.message, title="rocm-deps: directive warning",
+        runner.warning(finding.message, title=finding.title or "rocm-deps: directive warning",
                        line=finding.line or None)
     for finding in report.errors:
-        runner.error(finding.message, title="rocm-deps: invalid directive",
+        runner.error(finding.message, title=finding.title or "rocm-deps: invalid directive",
                      line=finding.line or None)
     for notice in report.notices:
         runner.notice(notice, title="rocm-deps")

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig
-from rocm_deps.directives import Directive, ParsedBody, parse_body
+from rocm_deps.directives import MAX_BODY_BYTES, Directive, ParsedBody, parse_body
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.event import EventContext, event_context, read_event, read_json_object
+from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
 from rocm_deps.model import Finding, Override, ResolveReport, ResolveSettings, Source
 from rocm_deps.refs import RefSpec, ValueProblem, classify
 
@@ -59,10 +60,8 @@ def _body(settings: ResolveSettings, context: EventContext,
     """The PR body to parse, and the context updated with what the API said of the PR."""
     if settings.body_file is not None:
         report.body_origin = f"file {settings.body_file}"
-        try:
-            return context, settings.body_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(f"cannot read --body-file {settings.body_file}: {error}") from None
+        # One byte past the parser's limit: a larger body is reported as too large by it.
+        return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1, "--body-file")
     if settings.body_source == "api" and context.pr_number is not None:
         if not settings.api.token:
             raise UsageError("body-source `api` needs a token: set the `github-token` input "
@@ -106,7 +105,7 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
         f"{', '.join(sorted(trusted))} (input `trusted-associations`); this author is "
         f"{association}. This event runs with the repository's secrets, so an untrusted body "
         f"must not choose the code that runs. A maintainer can start a `workflow_dispatch` run "
-        f"with the ci_<name>_pr inputs instead."))
+        f"with the ci_<name>_pr inputs instead.", title="rocm-deps: untrusted author"))
     return False
 
 
@@ -114,7 +113,7 @@ def _read_lock(config: Config) -> Mapping[str, Any]:
     if config.lock_file is None:
         return {}
     return read_json_object(Path(config.lock_file), f"{config.source}: lock-file",
-                            "a JSON object with <name>_commit keys")
+                            LOCK_FILE_LIMIT, "a JSON object with <name>_commit keys")
 
 
 def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],

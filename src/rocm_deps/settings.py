@@ -9,6 +9,7 @@ under test.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from rocm_deps.config import Config, load_config
 from rocm_deps.errors import UsageError
+from rocm_deps.files import OVERRIDES_LIMIT, read_bounded
 from rocm_deps.model import (
     ApiSettings,
     DemoSettings,
@@ -51,11 +53,14 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
         token = environ.get(arguments.github_token_env, "").strip() or None
     event_path = arguments.event_path or (
         Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
+    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
+    _check_event_pair(event_path, event_name, arguments.body_file)
+    config = load_config(arguments.config)
     return ResolveSettings(
-        config=load_config(arguments.config),
-        event_name=arguments.event_name or environ.get("GITHUB_EVENT_NAME", ""),
+        config=config,
+        event_name=event_name,
         event_path=event_path,
-        inputs=parse_inputs(arguments.input),
+        inputs=check_input_names(parse_inputs(arguments.input), config),
         body_file=arguments.body_file,
         api=ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
                         packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
@@ -65,6 +70,30 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
             item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),
         output_format=arguments.format,
     )
+
+
+def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path | None) -> None:
+    """An event file means nothing without its event's name, and the reverse: the payload's
+    shape depends on the event. Either alone would silently name nothing."""
+    if event_path is not None and not event_name:
+        raise UsageError(f"--event-path {event_path} needs --event-name (or GITHUB_EVENT_NAME): "
+                         f"which event wrote the payload decides where the PR body is, e.g. "
+                         f"--event-name pull_request")
+    if event_name and event_path is None and body_file is None:
+        raise UsageError(f"--event-name {event_name} needs --event-path (or GITHUB_EVENT_PATH) "
+                         f"with the event's payload; to lint a PR description, use --body-file")
+
+
+def check_input_names(inputs: dict[str, str], config: Config) -> dict[str, str]:
+    """A dispatch input the configuration does not know is a typo, never silence."""
+    known = [dependency.dispatch_input for dependency in config.dependencies]
+    for name in inputs:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"did you mean `{close[0]}`? " if close else ""
+            raise UsageError(f"--input {name}: not a configured dispatch input; {hint}the "
+                             f"dispatch inputs are {', '.join(known)}")
+    return inputs
 
 
 def parse_inputs(items: Sequence[str]) -> dict[str, str]:
@@ -106,20 +135,20 @@ def _overrides(arguments: argparse.Namespace, config: Config) -> dict[str, Overr
     if arguments.overrides is not None:
         return parse_overrides(arguments.overrides, config, "--overrides")
     if arguments.overrides_file is not None:
-        try:
-            text = arguments.overrides_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(f"cannot read --overrides-file {arguments.overrides_file}: "
-                             f"{getattr(error, 'strerror', None) or error}") from None
+        text = read_bounded(arguments.overrides_file, OVERRIDES_LIMIT, "--overrides-file")
         return parse_overrides(text, config, f"--overrides-file {arguments.overrides_file}")
     return None  # install resolves the event itself
 
 
 def parse_overrides(text: str, config: Config, where: str) -> dict[str, Override]:
+    if len(text) > OVERRIDES_LIMIT:
+        raise UsageError(f"{where}: larger than {OVERRIDES_LIMIT // 1024} KiB")
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"{where}: not valid JSON ({error})") from None
+    except RecursionError:
+        raise UsageError(f"{where}: nested too deeply") from None
     return overrides_from_json(document, config.names, where)
 
 
