@@ -70,6 +70,7 @@ class FakeGitHub:
         self.fail_status = 502
         self.hang_seconds = 0.0
         self.rate_limited = False
+        self.echo_authorization = False  # an error body that quotes the request's token
         self.release = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -122,6 +123,9 @@ class FakeGitHub:
             return 0, None, {}
         if count <= self.fail_first:
             return self.fail_status, {"message": "Server Error"}, {}
+        if self.echo_authorization:
+            return 400, {"message": f"Bad request with Authorization: "
+                                    f"{self.authorizations[-1]}"}, {}
         if self.rate_limited:
             reset = str(int(time.time()) + 3600)
             return 403, {"message": "API rate limit exceeded for installation ID 1.",

@@ -197,3 +197,16 @@ def test_workflow_run_reads_the_body_of_its_pull_request_from_the_api(
         "refs/pull/30421/head", PR_HEAD)
     assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
                                "/api/v3/repos/sgl-project/sglang/pulls/30421"]
+
+
+def test_a_token_echoed_by_the_api_is_masked_in_every_channel(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    github.echo_authorization = True
+    result = resolve_with_token("ci-sglang-pr: #30421")
+    assert result.code == 1
+    assert "Bad request with Authorization: token ***" in result.stdout  # the report: masked
+    assert TOKEN not in result.stdout
+    assert TOKEN not in json.dumps(result.outputs) and "token ***" in result.outputs["report"]
+    assert TOKEN not in result.summary and "token ***" in result.summary
+    assert [line for line in result.stderr.splitlines() if TOKEN in line] == [
+        f"::add-mask::{TOKEN}"]

@@ -166,7 +166,8 @@ def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli)
                  "--event-path", write_event("ci-sglang-pr: #7\nci-sglang-pr: #7"))
     report = json.loads(result.stdout)
     assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides",
-                           "warnings", "errors"}
+                           "warnings", "errors", "findings_omitted"}
+    assert report["findings_omitted"] == 0
     assert report["overrides"]["sglang"]["pr"] == 7
     assert report["warnings"][0]["line"] == 2
     assert "::warning" in result.stderr and "::warning" not in result.stdout
@@ -282,3 +283,37 @@ def test_endless_inputs_are_read_up_to_a_limit(tmp_path: Path, cli: Cli, which: 
     result = cli("resolve", *argv)
     assert (result.code, result.outputs) == (2, {}), result.stderr
     assert f"::{expected}" in result.stderr
+
+
+def rendered(markdown: str) -> str:
+    """The summary as GitHub renders it (cmark-gfm, its own engine)."""
+    import cmarkgfm
+
+    return str(cmarkgfm.github_flavored_markdown_to_html(markdown))
+
+
+def test_nothing_from_the_body_renders_in_the_summary(write_event: EventWriter,
+                                                      cli: Cli) -> None:
+    body = ("ci-foo-pr: x` ![pixel](https://attacker.example/p.png) "
+            "[Click to re-run CI](https://evil.example/login) `\n"
+            "ci-sglang-pr: <img src=https://attacker.example/q.png> ```` **bold**\n")
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", write_event(body))
+    assert result.code == 1
+    html = rendered(result.summary)
+    assert "attacker.example/p.png" in html and "evil.example/login" in html  # shown ...
+    assert "<img" not in html and "<a " not in html and "<strong>bold" not in html  # inert
+
+
+def test_a_flood_of_findings_is_capped_in_every_channel(write_event: EventWriter,
+                                                        cli: Cli) -> None:
+    body = "ci-foo-pr: x\n" * 76_000  # about 1 MB, every line an error
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", write_event(body),
+                 "--format", "json")
+    assert result.code == 1
+    report = json.loads(result.stdout)
+    assert (len(report["errors"]), report["findings_omitted"]) == (1000, 75_000)
+    assert result.stderr.count("::error ") == 1001  # 1,000 findings and one count
+    assert "75,000 more findings are not shown one by one" in result.stderr
+    assert len(result.summary.encode()) < 1024 * 1024
+    assert "and 75,000 more (not shown)" in result.summary
+    assert len(result.outputs["report"]) < 400 * 1024

@@ -53,6 +53,8 @@ FAILED: DependencyState = "failed"
 PLANNED_INSTALL: DependencyState = "planned"
 
 PHASES = ("clean", "fetch", "checkout", "patch", "pip")
+# Findings reported one by one (annotations, summary, report); the rest are counted.
+MAX_FINDINGS = 1000
 OUTPUT_FORMATS = ("text", "json")
 BODY_SOURCES = ("event", "api")
 DEFAULT_TRUSTED = ("OWNER", "MEMBER", "COLLABORATOR")
@@ -234,8 +236,10 @@ class ResolveReport:
             "skip_dependency_install": self.skip_dependency_install,
             "named_by": self.named_by,
             "overrides": overrides_to_json(self.overrides),
-            "warnings": [finding.to_json() for finding in self.warnings],
-            "errors": [finding.to_json() for finding in self.errors],
+            "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],
+            "errors": [finding.to_json() for finding in self.errors[:MAX_FINDINGS]],
+            "findings_omitted": max(0, len(self.warnings) - MAX_FINDINGS)
+            + max(0, len(self.errors) - MAX_FINDINGS),
         }
 
 

@@ -7,8 +7,20 @@ from __future__ import annotations
 import json
 
 from rocm_deps.config import Config
-from rocm_deps.model import PHASES, InstallReport, ResolveReport, overrides_to_json
-from rocm_deps.runner import Runner, escape_markdown, markdown_cell, markdown_table
+from rocm_deps.model import (
+    MAX_FINDINGS,
+    PHASES,
+    InstallReport,
+    ResolveReport,
+    overrides_to_json,
+)
+from rocm_deps.runner import (
+    Runner,
+    escape_markdown,
+    markdown_cell,
+    markdown_code_block,
+    markdown_table,
+)
 
 
 def compact_json(document: object) -> str:
@@ -57,20 +69,28 @@ def resolve_summary(report: ResolveReport, config: Config) -> str:
                                  rows)]
     for title, findings in (("Errors", report.errors), ("Warnings", report.warnings)):
         if findings:
-            lines += ["", f"#### {title}", ""]
-            lines += [f"- {escape_markdown(finding.message)}" for finding in findings]
+            shown = [finding.message for finding in findings[:MAX_FINDINGS]]
+            lines += ["", f"#### {title}", "", markdown_code_block(shown)]
+            if len(findings) > MAX_FINDINGS:
+                lines += ["", f"and {len(findings) - MAX_FINDINGS:,} more (not shown)"]
     if report.notices:
-        lines += ["", "#### Notes", ""] + [f"- {escape_markdown(n)}" for n in report.notices]
+        lines += ["", "#### Notes", "", markdown_code_block(report.notices)]
     return "\n".join(lines)
 
 
 def annotate_resolve(report: ResolveReport, runner: Runner) -> None:
-    for finding in report.warnings:
+    for finding in report.warnings[:MAX_FINDINGS]:
         runner.warning(finding.message, title=finding.title or "rocm-deps: directive warning",
                        line=finding.line or None)
-    for finding in report.errors:
+    for finding in report.errors[:MAX_FINDINGS]:
         runner.error(finding.message, title=finding.title or "rocm-deps: invalid directive",
                      line=finding.line or None)
+    omitted = max(0, len(report.errors) - MAX_FINDINGS) + max(
+        0, len(report.warnings) - MAX_FINDINGS)
+    if omitted:
+        runner.error(f"{omitted:,} more findings are not shown one by one (at most "
+                     f"{MAX_FINDINGS:,} errors and {MAX_FINDINGS:,} warnings are)",
+                     title="rocm-deps: too many findings")
     for notice in report.notices:
         runner.notice(notice, title="rocm-deps")
 
@@ -124,11 +144,9 @@ def install_summary(report: InstallReport) -> str:
                                  *(f"{phase} s" for phase in PHASES)], rows))
     lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
                   f"{escape_markdown(report.workspace)}."]
-    errors = [(name, dep.error) for name, dep in report.dependencies.items() if dep.error]
+    errors = [f"{name}: {dep.error}" for name, dep in report.dependencies.items() if dep.error]
     if errors:
-        lines += ["", "#### Errors", ""]
-        lines += [f"- **{name}**: " + escape_markdown((error or "").replace("\n", " "))
-                  for name, error in errors]
+        lines += ["", "#### Errors", "", markdown_code_block(errors)]
     return "\n".join(lines)
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# GitHub refuses a step summary over 1 MiB (and every explanation in it would be lost).
+MAX_SUMMARY_BYTES = 1024 * 1024 - 16 * 1024
 
 
 def escape_data(value: str) -> str:
@@ -58,10 +60,18 @@ class Runner:
     stream: TextIO = field(default_factory=lambda: sys.stderr)
     secrets_to_hide: list[str] = field(default_factory=list)
 
-    def _print(self, line: str) -> None:
+    def hide(self, text: str) -> str:
+        """`text` with every registered secret replaced: applied to every channel."""
         for secret in self.secrets_to_hide:
-            line = line.replace(secret, "***")
-        print(line, file=self.stream, flush=True)
+            text = text.replace(secret, "***")
+        return text
+
+    def _print(self, line: str) -> None:
+        print(self.hide(line), file=self.stream, flush=True)
+
+    def report(self, text: str) -> None:
+        """The machine- or human-readable report, on stdout (logs go to `stream`)."""
+        print(self.hide(text), flush=True)
 
     def mask(self, secret: str) -> None:
         """Hide a secret in the runner log and in everything this object prints."""
@@ -116,15 +126,20 @@ class Runner:
         if self.output_path is None:
             return
         delimiter = f"ghadelimiter_{os.urandom(16).hex()}"  # unguessable per call
-        text = "".join(format_output(name, value, delimiter) for name, value in outputs.items())
+        text = "".join(format_output(name, self.hide(value), delimiter)
+                       for name, value in outputs.items())
         with self.output_path.open("a", encoding="utf-8") as handle:
             handle.write(text)
 
     def add_summary(self, markdown: str) -> None:
         if self.summary_path is None:
             return
-        for secret in self.secrets_to_hide:
-            markdown = markdown.replace(secret, "***")
+        markdown = self.hide(markdown)
+        if len(markdown.encode("utf-8")) > MAX_SUMMARY_BYTES:
+            cut = markdown.encode("utf-8")[:MAX_SUMMARY_BYTES].decode("utf-8", "ignore")
+            markdown = cut[:cut.rfind("\n") + 1] + (
+                "\n*(summary cut here: GitHub shows at most 1 MiB; the `report` output and the "
+                "log hold the rest)*\n")
         with self.summary_path.open("a", encoding="utf-8") as handle:
             handle.write(markdown.rstrip("\n") + "\n\n")
 
@@ -144,8 +159,17 @@ def markdown_cell(value: object) -> str:
 
 
 def escape_markdown(text: str) -> str:
-    """Text quoted from input (PR-body lines, error messages) must not open HTML in a summary."""
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    """Text quoted from input, for running Markdown text: no HTML can open."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def markdown_code_block(lines: Sequence[str]) -> str:
+    """Lines shown verbatim: inside a fence longer than any run of backticks in them, no link,
+    image, HTML or emphasis from the input can render."""
+    flat = [line.replace("\r", " ").replace("\n", " ") for line in lines]
+    longest = max((len(run) for line in flat for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([f"{fence}text", *flat, fence])
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

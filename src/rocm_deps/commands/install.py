@@ -29,7 +29,7 @@ def run(settings: InstallSettings, runner: Runner) -> int:
     runner.set_outputs(reports.install_outputs(report, settings.config))
     runner.add_summary(reports.install_summary(report))
     if settings.output_format == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        runner.report(json.dumps(report.to_json(), indent=2))
     else:
-        print(reports.install_text(report))
+        runner.report(reports.install_text(report))
     return EXIT_FAILURE if report.failed else EXIT_OK

@@ -22,7 +22,7 @@ def run(settings: ResolveSettings, runner: Runner) -> int:
     runner.set_outputs(reports.resolve_outputs(report, config))
     runner.add_summary(reports.resolve_summary(report, config))
     if settings.output_format == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        runner.report(json.dumps(report.to_json(), indent=2))
     else:
-        print(reports.resolve_text(report, config))
+        runner.report(reports.resolve_text(report, config))
     return EXIT_FAILURE if report.errors else EXIT_OK
