@@ -177,7 +177,9 @@ CASES = [
     ("typo-in-bullet", "- ci-sglan-pr: #12", {}, "did you mean `sglang`", None),
     ("unknown-far", "ci-vllm-pr: #12", {}, "`ci-vllm-pr` is not a known directive; the known",
      None),
-    ("unknown-cyrillic-s", "ci-\u0455glang-pr: #12", {}, "did you mean `sglang`", None),
+    ("look-alike-cyrillic-s", "ci-\u0455glang-pr: #12", {},
+     "reads as `ci-sglang-pr:` but contains look-alike characters (U+0455 CYRILLIC SMALL "
+     "LETTER DZE)", None),
     # ---- line endings and the body as a whole ----
     ("crlf", "ci-sglang-pr: #12\r\nci-megatron-pr: main\r\n",
      {"sglang": PR, "megatron": "main"}, None, None),

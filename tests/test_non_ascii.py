@@ -4,7 +4,8 @@ The file was written by the parser that used the third-party `regex` module for 
 are not ASCII (emoji, em dashes, CJK, no-break and other spaces, zero-width, bidi and other
 format characters, look-alike letters). The parser now uses `re` and `unicodedata` alone and
 must give the same directives and the same messages. A deliberate change of behaviour
-updates the file, in the commit that makes it.
+updates the file, in the commit that makes it (look-alike keys, which the regex-based parser
+ignored or called typos, are errors that name the code points since).
 """
 
 from __future__ import annotations

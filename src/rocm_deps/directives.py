@@ -11,11 +11,12 @@ warning or an error, so an author never believes a dependency was tested when it
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rocm_deps.config import DependencyConfig
-from rocm_deps.model import Finding, Level
+from rocm_deps.model import Finding, Level, describe_character
 from rocm_deps.refs import (
     RefSpec,
     ValueProblem,
@@ -139,6 +140,10 @@ class _Parser:
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
                 return
+        look_alike = self._look_alike(line)
+        if look_alike is not None:
+            self._add("error", number, line, look_alike)
+            return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, line, match)
@@ -148,6 +153,31 @@ class _Parser:
                       "this looks like a directive but is not one, so it is ignored; a directive "
                       "is a line of its own, such as `ci-sglang-pr: #1234` (a leading `-`, `*`, "
                       "`+` or `>` marker is allowed)")
+
+    def _look_alike(self, line: str) -> str | None:
+        """Why a line whose key reads as a directive key after NFKC and the confusables fold
+        (Cyrillic es, fullwidth letters and colon, U+2010, combining marks, ...) is an error;
+        None when the part before the value is plain."""
+        if line.isascii():
+            return None
+        pieces = [(character, _fold(character)) for character in line]
+        folded = "".join(piece for _, piece in pieces)
+        match = _DIRECTIVE_LINE_RE.fullmatch(folded)
+        if match is None or not self._is_key(match.group("key")):
+            return None
+        suspects, position = [], 0
+        for character, piece in pieces:
+            if position >= match.start("rest"):
+                break
+            if character != piece:
+                suspects.append(character)
+            position += len(piece)
+        if not suspects:
+            return None
+        described = ", ".join(describe_character(character) for character in suspects)
+        return (f"this reads as `{match.group('key').casefold()}:` but contains look-alike "
+                f"characters ({described}), so it would match nothing; retype the key in plain "
+                f"ASCII")
 
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
@@ -212,6 +242,20 @@ class _Parser:
 
     def _add(self, level: Level, number: int, line: str, message: str) -> None:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
+
+
+def _fold(character: str) -> str:
+    """What a character of a key looks like: itself for ASCII, else its confusable ASCII
+    letter, '-' or ':', else its NFKC form; combining marks vanish."""
+    if character.isascii():
+        return character
+    from rocm_deps.look_alikes import LOOK_ALIKES  # only for lines that are not ASCII
+
+    if character in LOOK_ALIKES:
+        return LOOK_ALIKES[character]
+    if unicodedata.category(character) == "Mn":
+        return ""
+    return unicodedata.normalize("NFKC", character)
 
 
 def _indent_width(line: str) -> int:
