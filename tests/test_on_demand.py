@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps import on_demand
-from tests.conftest import ROOT, EventWriter
+from tests.conftest import ROOT, EventWriter, require_tool
 from tests.fake_github import FakeGitHub
 
 TOKEN = "ghp_onDemandTESTtoken0123456789abcdef"
@@ -40,9 +41,11 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path) -> subprocess.CompletedProcess[str]:
+def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path,
+                 path: Path) -> subprocess.CompletedProcess[str]:
     """resolve as the action runs it, on an interpreter that cannot import PyGithub
-    (-S: no site-packages at all), with the source tree put on sys.path explicitly."""
+    (-S: no site-packages at all), with the source tree put on sys.path explicitly; `path`
+    is the PATH the step sees (uv is used when it is there)."""
     script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.main import main; "
               "raise SystemExit(main(sys.argv[2:]))")
     return subprocess.run(
@@ -51,20 +54,32 @@ def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path) -> subproces
          "TEST_TOKEN", "--format", "json"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
-             "TEST_TOKEN": TOKEN, "PATH": str(Path(sys.executable).parent)})
+             "TEST_TOKEN": TOKEN, "PATH": str(path), "UV_CACHE_DIR": str(runner_temp / "uv")})
 
 
+@pytest.mark.parametrize("installer", ["pip", "uv"])
 def test_a_token_installs_pygithub_once_into_runner_temp(
-        tmp_path: Path, write_event: EventWriter, github: FakeGitHub) -> None:
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installer: str) -> None:
+    path = tmp_path / "bin"  # what the step finds on PATH: uv, or nothing (then pip)
+    path.mkdir()
+    if installer == "uv":
+        uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+        require_tool(uv is not None, "uv is not installed (pip install uv; .ci/run does)")
+        (path / "uv").symlink_to(str(uv))
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
     event = write_event("ci-sglang-pr: #30421")
-    first = bare_resolve(event, github, tmp_path)
+    first = bare_resolve(event, github, runner_temp, path)
     assert first.returncode == 0, first.stderr[-3000:]
     assert f'"sha": "{HEAD}"' in first.stdout
-    [directory] = tmp_path.glob("rocm-deps-github-py*")
+    [directory] = runner_temp.glob("rocm-deps-github-py*")
     assert (directory / on_demand.READY).is_file() and (directory / "github").is_dir()
     assert first.stderr.count("rocm-deps: installing PyGithub") == 1
-    assert f"--require-hashes --no-deps -r {on_demand.REQUIREMENTS}" in first.stderr
-    second = bare_resolve(event, github, tmp_path)  # a later step of the same job
+    echoed = next(line for line in first.stderr.splitlines() if "--require-hashes" in line)
+    assert echoed.startswith(f"+ {path / 'uv'} pip install" if installer == "uv"
+                             else f"+ {sys.executable} -m pip install")
+    assert echoed.endswith(f"--require-hashes --no-deps -r {on_demand.REQUIREMENTS}")
+    second = bare_resolve(event, github, runner_temp, path)  # a later step of the job
     assert second.returncode == 0, second.stderr[-3000:]
     assert "installing PyGithub" not in second.stderr
     assert TOKEN not in first.stdout + second.stdout
