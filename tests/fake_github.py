@@ -71,6 +71,8 @@ class FakeGitHub:
         self.hang_seconds = 0.0
         self.rate_limited = False
         self.echo_authorization = False  # an error body that quotes the request's token
+        self.drip_seconds = 0.0  # send the answer one byte at a time, this far apart
+        self.answer_override: tuple[int, bytes, dict[str, str]] | None = None  # raw answer
         self.release = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -108,13 +110,22 @@ class FakeGitHub:
                     fake.release.wait(fake.hang_seconds)  # hang past the client's timeout
                     return
                 body = json.dumps(payload).encode()
+                if fake.answer_override is not None:
+                    status, body, headers = fake.answer_override
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(body)
+                if not fake.drip_seconds:
+                    self.wfile.write(body)
+                    return
+                for index in range(len(body)):  # alive, never finished in time
+                    if fake.release.wait(fake.drip_seconds):
+                        return
+                    self.wfile.write(body[index:index + 1])
+                    self.wfile.flush()
 
         return Handler
 

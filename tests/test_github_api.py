@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -210,3 +211,41 @@ def test_a_token_echoed_by_the_api_is_masked_in_every_channel(
     assert TOKEN not in result.summary and "token ***" in result.summary
     assert [line for line in result.stderr.splitlines() if TOKEN in line] == [
         f"::add-mask::{TOKEN}"]
+
+
+@pytest.mark.parametrize(("status", "body", "headers", "message"), [
+    (200, b"<html>maintenance</html>", {"Content-Type": "text/html"},
+     "the answer for pull request #30421 of sgl-project/sglang is not a JSON object"),
+    (200, b"{}", {}, "the answer for pull request #30421 of sgl-project/sglang is not a JSON "
+                     "object"),
+    (200, json.dumps({"state": "merged?", "merged": 1, "head": {}, "base": {}}).encode(), {},
+     "the answer for pull request #30421 of sgl-project/sglang has no valid `state`/`merged`"),
+    (200, json.dumps({"state": "open", "merged": False, "head": {
+        "sha": "--upload-pack=touch /tmp/pwn"}, "base": {}}).encode(), {},
+     "carries no valid commit SHA"),
+    (200, json.dumps({"state": "open", "merged": False, "head": {"sha": "$(id)"},
+                      "base": {}}).encode(), {}, "carries no valid commit SHA"),
+    (200, json.dumps({"state": "open", "merged": False, "head": {"sha": "a" * 100_000},
+                      "base": {}}).encode(), {}, "carries no valid commit SHA"),
+    (301, b"", {"Location": "https://elsewhere.example/x"}, "is not what GitHub sends"),
+], ids=["html", "empty-object", "bad-state", "option-sha", "shell-sha", "huge-sha",
+        "redirect-elsewhere"])
+def test_answers_unlike_githubs_are_clear_errors(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub, status: int, body: bytes,
+        headers: dict[str, str], message: str) -> None:
+    github.answer_override = (status, body, {"Content-Type": "application/json", **headers})
+    result = resolve_with_token("ci-sglang-pr: #30421")
+    assert (result.code, set(result.outputs)) == (1, {"report"}), result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
+def test_an_answer_that_drips_in_meets_the_overall_deadline(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    github.drip_seconds = 0.5  # under the 1 s read timeout: only the overall deadline ends it
+    started = time.monotonic()
+    result = resolve_with_token("ci-sglang-pr: #30421",
+                                config="attempts = 1\nmax-rate-limit-wait-seconds = 0\n")
+    assert result.code == 1
+    assert "within 2 s (the overall deadline of a request)" in result.stderr
+    assert time.monotonic() - started < 30  # not the minutes a drip of the whole answer takes

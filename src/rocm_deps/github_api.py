@@ -9,6 +9,8 @@ retries; never an hour-long rate-limit sleep.
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -22,10 +24,16 @@ from github.GithubException import (
     UnknownObjectException,
 )
 
+from rocm_deps.model import FULL_SHA_ANY_CASE
+
 if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig
 
 T = TypeVar("T")
+MAX_LABEL = 200
+# urllib3's backoff between attempts is capped at this many seconds (Retry.DEFAULT_BACKOFF_MAX).
+MAX_BACKOFF_SECONDS = 120
+ASSOCIATION = re.compile(r"[A-Z_]{1,32}")
 
 
 class ApiError(Exception):
@@ -49,6 +57,12 @@ class GitHubApi:
         self.base_url = base_url.rstrip("/")
         self.attempts = api.attempts
         self.timeout = api.timeout_seconds
+        # Everything one request may take: every attempt's timeout, the backoffs between them
+        # (each capped by urllib3), a rate-limit wait, and a second of slack.
+        self.deadline = (api.timeout_seconds * api.attempts
+                         + sum(min(MAX_BACKOFF_SECONDS, api.backoff_seconds * 2 ** retry)
+                               for retry in range(api.attempts - 1))
+                         + api.max_rate_limit_wait_seconds + 1)
         retry = GithubRetry(total=api.attempts - 1, backoff_factor=api.backoff_seconds,
                             max_rate_limit_wait=api.max_rate_limit_wait_seconds)
         self.github = Github(
@@ -57,27 +71,61 @@ class GitHubApi:
             seconds_between_writes=None, lazy=True, user_agent="rocm-deps")
 
     def pull(self, repository: str, number: int) -> PullInfo:
+        what = f"pull request #{number} of {repository}"
+
         def fetch() -> PullInfo:
             pull = self.github.get_repo(repository).get_pull(number)
-            raw: dict[str, Any] = pull.raw_data  # one GET /repos/{repository}/pulls/{number}
-            head, base = raw.get("head") or {}, raw.get("base") or {}
-            return PullInfo(number, str(head.get("sha", "")), str(raw.get("state", "")),
-                            bool(raw.get("merged")), str(base.get("ref", "")),
-                            str(head.get("label", "")), raw.get("body"),
-                            raw.get("author_association"))
+            raw = _object(pull.raw_data, what)  # one GET /repos/{repository}/pulls/{number}
+            head, base = _object(raw.get("head"), what), _object(raw.get("base"), what)
+            state = raw.get("state")
+            if state not in ("open", "closed") or not isinstance(raw.get("merged"), bool):
+                raise ApiError(f"the answer for {what} has no valid `state`/`merged`")
+            body = raw.get("body")
+            association = raw.get("author_association")
+            return PullInfo(number, _sha(head.get("sha"), what), state, raw["merged"],
+                            _label(base.get("ref")), _label(head.get("label")),
+                            body if isinstance(body, str) else None,
+                            association if isinstance(association, str)
+                            and ASSOCIATION.fullmatch(association) else None)
 
-        return self._call(fetch, f"pull request #{number} of {repository}")
+        return self._call(fetch, what)
 
     def commit(self, repository: str, ref: str) -> str:
         # The commits endpoint takes a SHA (full or abbreviated), a branch or a tag.
         name = ref.removeprefix("refs/")
+        what = f"`{ref}` in {repository}"
 
         def fetch() -> str:
-            return str(self.github.get_repo(repository).get_commit(name).raw_data["sha"])
+            raw = _object(self.github.get_repo(repository).get_commit(name).raw_data, what)
+            return _sha(raw.get("sha"), what)
 
-        return self._call(fetch, f"`{ref}` in {repository}")
+        return self._call(fetch, what)
 
     def _call(self, fetch: Callable[[], T], what: str) -> T:
+        """`fetch` with an overall deadline: a server that sends a byte every few seconds
+        never trips the per-read timeout, and must still not hold the job."""
+        deadline = self.deadline
+        outcome: list[T] = []
+        failure: list[BaseException] = []
+
+        def attempt() -> None:
+            try:
+                outcome.append(self._translated(fetch, what))
+            except BaseException as error:  # handed to the caller's thread
+                failure.append(error)
+
+        worker = threading.Thread(target=attempt, daemon=True, name="rocm-deps-api")
+        worker.start()
+        worker.join(deadline)
+        if worker.is_alive():
+            raise ApiError(f"the GitHub API at {self.base_url} did not answer while reading "
+                           f"{what} within {deadline:g} s (the overall deadline of a request); "
+                           f"re-run the job, or check `GITHUB_API_URL`")
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    def _translated(self, fetch: Callable[[], T], what: str) -> T:
         try:
             return fetch()
         except UnknownObjectException:
@@ -100,6 +148,12 @@ class GitHubApi:
             raise ApiError(f"the GitHub API at {self.base_url} did not answer while reading "
                            f"{what} ({self._cause(error)}, {self.attempts} attempt(s)); "
                            f"re-run the job, or check `GITHUB_API_URL`") from None
+        except ApiError:
+            raise
+        except Exception as error:  # PyGithub on HTML, a redirect elsewhere, a broken body
+            raise ApiError(f"the GitHub API at {self.base_url} gave an answer for {what} that "
+                           f"is not what GitHub sends ({type(error).__name__}: "
+                           f"{str(error)[:200]}); check `GITHUB_API_URL`") from None
 
     def _cause(self, error: requests.exceptions.RequestException) -> str:
         text = str(error)
@@ -108,6 +162,26 @@ class GitHubApi:
         if isinstance(error, requests.exceptions.RetryError):
             return "server errors (HTTP 5xx) on every attempt"
         return f"{type(error).__name__}: {text[:200]}"
+
+
+def _object(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ApiError(f"the answer for {what} is not a JSON object")
+    return value
+
+
+def _sha(value: object, what: str) -> str:
+    """A commit SHA from an answer: 40 or 64 hex digits, or the answer is refused (it is
+    written to outputs and reaches git's argv)."""
+    if not isinstance(value, str) or len(value) > 64 or not FULL_SHA_ANY_CASE.fullmatch(value):
+        raise ApiError(f"the answer for {what} carries no valid commit SHA")
+    return value.lower()
+
+
+def _label(value: object) -> str:
+    """A branch or label from an answer, for messages only: bounded, printable."""
+    text = value if isinstance(value, str) else ""
+    return "".join(c if c.isprintable() else "?" for c in text[:MAX_LABEL])
 
 
 def _reset_text(headers: dict[str, str] | None) -> str:
