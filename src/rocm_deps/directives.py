@@ -29,10 +29,11 @@ from rocm_deps.refs import (
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160
 
-# A directive line: up to 3 spaces, any mix of list/quote markers each followed by
+# A directive line: up to 3 spaces, any mix of list/quote markers (`-`, `*`, `+`, `>`, and
+# ordered-list markers `1.` / `1)` of up to 9 digits, as GitHub shows them) each followed by
 # whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
 # \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), Unicode does not.
-_DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:[-*+>][ \t]+){0,16})"
+_DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16})"
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 _UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
@@ -152,7 +153,7 @@ class _Parser:
             self._add("warning", number, line,
                       "this looks like a directive but is not one, so it is ignored; a directive "
                       "is a line of its own, such as `ci-sglang-pr: #1234` (a leading `-`, `*`, "
-                      "`+` or `>` marker is allowed)")
+                      "`+`, `>` or `1.` marker is allowed)")
 
     def _look_alike(self, line: str) -> str | None:
         """Why a line whose key reads as a directive key after NFKC and the confusables fold
