@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from rocm_deps.git import Git, GitError, git_environment
+import pytest
+
+from rocm_deps.git import Git, GitError, git_environment, is_permanent_fetch_failure
 from rocm_deps.runner import Runner
 from tests.conftest import git
 from tests.repos import commit, make_repo
@@ -99,3 +101,20 @@ def test_environment_cannot_redirect_git_and_never_prompts() -> None:
     env = git_environment({"GIT_DIR": "/elsewhere", "GIT_WORK_TREE": "/x", "PATH": "/bin"})
     assert "GIT_DIR" not in env and "GIT_WORK_TREE" not in env
     assert (env["GIT_TERMINAL_PROMPT"], env["PATH"]) == ("0", "/bin")
+
+
+@pytest.mark.parametrize(("stderr", "permanent"), [
+    ("fatal: couldn't find remote ref refs/pull/9/head", True),
+    ("fatal: repository '/srv/gone' does not exist", True),
+    ("fatal: transport 'file' not allowed", True),
+    ("error: unable to write file: No space left on device", True),
+    ("fatal: could not write to .git/objects: Read-only file system", True),
+    ("error: Disk quota exceeded", True),
+    ("fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com", False),
+    ("fatal: early EOF\nfatal: index-pack failed", False),
+    ("error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502", False),
+    ("fatal: unable to access '...': Operation timed out after 300000 milliseconds", False),
+], ids=["missing-ref", "missing-repository", "file-transport", "disk-full", "read-only",
+        "quota", "dns", "early-eof", "http-502", "timeout"])
+def test_failure_classification(stderr: str, permanent: bool) -> None:
+    assert is_permanent_fetch_failure(stderr) is permanent

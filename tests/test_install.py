@@ -407,8 +407,9 @@ def test_submodule_failure_is_reported_as_its_own_step(cli: Cli, box: Sandbox,
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
     assert (report["state"], report["failed_step"], report["fetch_attempts"]) == (
         "failed", "submodules", 1)
-    assert "Failed to clone 'lib' a second time, aborting%0A(attempt 3 of 3: gave up)" in (
-        result.stderr)
+    # A repository that does not exist is a permanent failure: one attempt, not three.
+    assert "Failed to clone 'lib' a second time, aborting%0A(attempt 1 of 3: a permanent " \
+           "failure, not retried)" in result.stderr
 
 
 def test_an_internal_error_exits_3_with_the_traceback(cli: Cli, box: Sandbox,

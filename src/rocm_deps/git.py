@@ -41,6 +41,11 @@ PERMANENT_FETCH_FAILURES = (
     "no such remote",
     "unadvertised object",
     "terminal prompts disabled",
+    "does not exist",                 # fatal: repository '...' does not exist
+    "transport 'file' not allowed",   # protocol.file.allow: a setting, not a hiccup
+    "no space left on device",
+    "disk quota exceeded",
+    "read-only file system",
 )
 
 
