@@ -500,3 +500,52 @@ def test_pip_runs_isolated_from_the_workspace_and_python_variables(
     assert "HOSTILE" not in result.stderr + with_variables.stderr
     monkeypatch.chdir(tmp_path)  # a plain `python -c` in the workspace would run the plant
     assert installed_version(box, "megatron-core") == MEGATRON_PR
+
+
+@pytest.mark.parametrize("patch", ["../../../../etc/passwd", "/etc/shadow", "linked.patch"],
+                         ids=["dot-dot", "absolute", "symlink-out"])
+def test_patch_paths_stay_inside_the_workspace(cli: Cli, box: Sandbox, patch: str) -> None:
+    (box.workspace / "linked.patch").symlink_to("/etc/hostname")
+    box.config.write_text(box.config.read_text().replace(
+        "[dependencies.megatron]\n", f'[dependencies.megatron]\npatches = ["{patch}"]\n'))
+    before = snapshot(box.baked["megatron"])
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 1
+    assert f"patch {patch} resolves to " in result.stderr
+    assert "outside the workspace" in result.stderr
+    assert snapshot(box.baked["megatron"]) == before  # refused before anything changed
+
+
+def test_stale_head_lock_is_removed(cli: Cli, box: Sandbox) -> None:
+    (box.baked["megatron"] / ".git" / "HEAD.lock").write_text("")
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 0, result.stderr
+    assert "removing stale " in result.stderr and "HEAD.lock" in result.stderr
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
+
+
+def test_a_failing_second_patch_takes_the_first_back(cli: Cli, box: Sandbox) -> None:
+    second = box.workspace / "docker" / "amd_patch" / "latest" / "second.patch"
+    second.write_text("\n".join([
+        "diff --git a/megatron/version.py b/megatron/version.py",
+        "--- a/megatron/version.py",
+        "+++ b/megatron/version.py",
+        "@@ -1 +1 @@",
+        '-__version__ = "9.9.9"',
+        '+__version__ = "9.9.9+rocm"',
+        ""]))
+    box.config.write_text(box.config.read_text().replace(
+        "[dependencies.megatron]\n",
+        '[dependencies.megatron]\npatches = ["docker/amd_patch/latest/megatron.patch", '
+        '"docker/amd_patch/latest/second.patch"]\n'))
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    pr = box.commits["megatron"]["pr"]
+    assert [patch["state"] for patch in report["patches"].values()] == ["applied",
+                                                                        "incompatible"]
+    assert report["clone_state"] == f"at {pr} without patches (1 applied by this run, reverted)"
+    assert (box.baked["megatron"] / ROCM).read_text() == ORIGINAL  # not half-patched
+    assert git(box.baked["megatron"], "status", "--porcelain") == ""
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr
+    assert "pip was not run" in result.stderr and "this job must not pass" in result.stderr

@@ -104,3 +104,17 @@ def test_dry_run_plans_without_touching_the_tree(repo: Git, tmp_path: Path) -> N
     outcome = probe_and_apply(dry, patch, "rocm.patch", skip_missing=False)
     assert (outcome.state, outcome.ok) == ("planned", True)
     assert (repo.path / "kernels.py").read_text() == ORIGINAL
+
+
+def test_a_removed_line_that_looks_like_a_header_is_content(repo: Git, tmp_path: Path) -> None:
+    """`-- legacy note` removed from a file is `--- legacy note` in the patch: content, not a
+    file header, so an incompatible patch is not taken for one whose target is missing."""
+    notes = "intro\n-- legacy note\n" + ORIGINAL
+    commit(repo.path, {"kernels.py": notes}, "a line that starts with two dashes")
+    patch = make_patch(repo, tmp_path, {"kernels.py": notes.replace("-- legacy note\n", "")},
+                       "drop-note.patch")
+    assert "\n--- legacy note\n" in patch.read_text()
+    assert files_required(patch.read_text()) == ["kernels.py"]
+    commit(repo.path, {"kernels.py": "rewritten\n" + ORIGINAL}, "the note is gone upstream")
+    outcome = probe_and_apply(repo, patch, "drop-note.patch", skip_missing=True)
+    assert (outcome.state, outcome.missing, outcome.tolerated) == ("incompatible", (), False)

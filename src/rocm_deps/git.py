@@ -197,6 +197,10 @@ class Git:
     def apply(self, patch: Path) -> None:
         self.change(*_apply_args(patch, check=False, reverse=False))
 
+    def revert(self, patch: Path) -> None:
+        """Take back a patch this run applied."""
+        self.change(*_apply_args(patch, check=False, reverse=True))
+
     def plan_apply(self, patch: Path) -> None:
         """A dry run's view of the probe and the apply."""
         self.change(*_apply_args(patch, check=True, reverse=False))

@@ -20,6 +20,7 @@ from rocm_deps.config import DependencyConfig
 from rocm_deps.git import FETCHED_REF, Git, GitError, RetryPolicy, is_permanent_fetch_failure
 from rocm_deps.model import (
     AMBIGUOUS,
+    APPLIED,
     FAILED,
     INSTALLED,
     MISSING_TARGET,
@@ -137,8 +138,13 @@ class Installer:
 
     def _patch_files(self, dependency: DependencyConfig) -> list[PatchFile]:
         files = []
+        workspace = self.settings.workspace.resolve()
         for label in dependency.patches:
-            patch = (self.settings.workspace / label).resolve()
+            patch = (workspace / label).resolve()  # symlinks resolved before the check
+            if not patch.is_relative_to(workspace):
+                raise StepFailed("patch", f"patch {label} resolves to {patch}, outside the "
+                                          f"workspace {workspace}; patch paths must name files "
+                                          f"of the workspace checkout")
             if not patch.is_file():
                 raise StepFailed("patch", f"patch {label} not found in the workspace "
                                           f"{self.settings.workspace}; patch paths are relative "
@@ -192,7 +198,7 @@ class Installer:
     # step 3: clean, forgetting the record first
     def _clean(self, clone: Clone) -> None:
         git_dir = clone.record.path.parent
-        for lock in ("index.lock", "shallow.lock"):
+        for lock in ("index.lock", "shallow.lock", "HEAD.lock"):
             stale = git_dir / lock
             if stale.exists():
                 if self.dry_run:
@@ -266,14 +272,34 @@ class Installer:
     # step 7
     def _apply_patches(self, git: Git, dependency: DependencyConfig, patches: list[PatchFile],
                        report: DependencyReport) -> None:
+        applied: list[PatchFile] = []
         for patch in patches:
             outcome = probe_and_apply(git, patch.path, patch.label,
                                       skip_missing=dependency.on_missing_target == "skip")
             report.patches.append(outcome)  # recorded before a failure, so the report shows it
             tolerated = " (tolerated: on-missing-target = skip)" if outcome.tolerated else ""
             self.runner.info(f"patch {patch.label}: {outcome.state}{tolerated}")
+            if outcome.state == APPLIED:
+                applied.append(patch)
             if not outcome.ok:
-                raise StepFailed("patch", _patch_failure(dependency, outcome, report.commit or ""))
+                message = _patch_failure(dependency, outcome, report.commit or "")
+                raise StepFailed("patch", message + self._take_back(git, applied, report))
+
+    def _take_back(self, git: Git, applied: list[PatchFile], report: DependencyReport) -> str:
+        """Never leave a clone half-patched: revert this run's patches, newest first, and say
+        what state the clone is in."""
+        try:
+            for patch in reversed(applied):
+                git.revert(patch.path)
+        except GitError as error:
+            report.clone_state = (f"at {report.commit}, half-patched: reverting this run's "
+                                  f"patches failed ({error.message})")
+        else:
+            report.clone_state = (f"at {report.commit} without patches"
+                                  + (f" ({len(applied)} applied by this run, reverted)"
+                                     if applied else ""))
+        return (f"\nThe clone is {report.clone_state}; pip was not run, and the installed "
+                f"package now serves that checkout: this job must not pass.")
 
     # step 9
     def _pip_install(self, dependency: DependencyConfig) -> None:

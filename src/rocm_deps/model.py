@@ -273,11 +273,13 @@ class DependencyReport:
     patches: list[PatchOutcome] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     fetch_attempts: int = 0
+    clone_state: str | None = None  # after a failed patch: what the clone was left as
 
     def to_json(self) -> dict[str, Any]:
         return {
             "source": self.source, "ref": self.ref, "sha": self.commit or self.sha,
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
+            "clone_state": self.clone_state,
             "fetch_attempts": self.fetch_attempts,
             "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}
                         for outcome in self.patches},

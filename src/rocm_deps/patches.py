@@ -7,6 +7,7 @@ real `git apply --check` in both directions; the file list comes from the patch 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from rocm_deps.git import Git
@@ -25,17 +26,36 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+_HUNK = re.compile(r"@@ -[0-9]+(?:,([0-9]+))? \+[0-9]+(?:,([0-9]+))? @@")
+
+
 def files_required(patch_text: str) -> list[str]:
-    """Paths the patch expects to exist before it applies (modified, deleted, renamed from)."""
+    """Paths the patch expects to exist before it applies (modified, deleted, renamed from),
+    read from its headers the way git reads them: a hunk's lines are skipped by the counts in
+    its `@@` line, so a removed content line such as `-- note` is never taken for a header."""
     required: list[str] = []
-    for line in patch_text.splitlines():
+    lines = patch_text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        hunk = _HUNK.match(line)
+        if hunk:
+            old = int(hunk.group(1) or 1)
+            new = int(hunk.group(2) or 1)
+            while index < len(lines) and (old > 0 or new > 0):
+                kind = lines[index][:1]
+                old -= kind in (" ", "-", "")
+                new -= kind in (" ", "+", "")
+                index += 1
+            continue
         path = None
         if line.startswith("--- "):
             path = _strip_prefix(line[4:].split("\t")[0].strip())
         elif line.startswith(("rename from ", "copy from ")):
-            path = line.split(" ", 2)[2].strip()
+            path = _unquote(line.split(" ", 2)[2].strip())
         if path and path != "/dev/null" and path not in required:
-            required.append(_unquote(path))
+            required.append(path)
     return required
 
 
