@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -549,3 +550,60 @@ def test_a_failing_second_patch_takes_the_first_back(cli: Cli, box: Sandbox) -> 
     assert git(box.baked["megatron"], "status", "--porcelain") == ""
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr
     assert "pip was not run" in result.stderr and "this job must not pass" in result.stderr
+
+
+def hold_clone_lock(git_dir: Path) -> subprocess.Popen[str]:
+    """Another process holding the clone's lock, the way a running install does."""
+    script = ("import fcntl, os, sys, time\n"
+              "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+              "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+              "os.write(fd, b'rocm-deps install, pid %d on a test machine' % os.getpid())\n"
+              "print('locked', flush=True)\n"
+              "time.sleep(60)\n")
+    holder = subprocess.Popen([sys.executable, "-c", script, str(git_dir / "rocm-deps.lock")],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    return holder
+
+
+def test_a_second_install_on_one_clone_waits_then_names_the_holder(cli: Cli,
+                                                                  box: Sandbox) -> None:
+    box.config.write_text(box.config.read_text() + "lock-timeout-seconds = 1\n")
+    holder = hold_clone_lock(box.baked["megatron"] / ".git")
+    try:
+        before = snapshot(box.baked["megatron"])
+        result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"]) == ("failed", "lock")
+    assert f"is held by rocm-deps install, pid {holder.pid} on a test machine; waited 1 s" in (
+        result.stderr)
+    assert snapshot(box.baked["megatron"]) == before  # nothing touched while locked
+    again = install(cli, box, overrides(megatron="refs/pull/202/head"))  # the holder is gone
+    assert again.code == 0, again.stderr
+
+
+def test_concurrent_installs_on_one_clone_take_turns(box: Sandbox, tmp_path: Path) -> None:
+    main_head, pr_head = box.commits["megatron"]["main"], box.commits["megatron"]["pr"]
+    runs = []
+    for ref in ("refs/heads/main", "refs/pull/202/head"):
+        argv = [sys.executable, "-m", "rocm_deps", "install", "--config", str(box.config),
+                "--overrides", overrides(megatron=ref), "--workspace", str(box.workspace),
+                "--python", box.python, "--format", "json"]
+        runs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, cwd=tmp_path))
+    results = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in results]
+    reports = [json.loads(out)["dependencies"]["megatron"] for out, _ in results]
+    assert {report["sha"] for report in reports} == {main_head, pr_head}
+    # Each held the clone for its whole install: the clone and the installed package are
+    # exactly what the one that went second installed.
+    head = git(box.baked["megatron"], "rev-parse", "HEAD")
+    assert head in (main_head, pr_head)
+    assert installed_version(box, "megatron-core") == (
+        MEGATRON_PR if head == pr_head else MEGATRON_MAIN)
+    # The ROCm patch, applied once, nothing half-done (the helper strips the leading blank).
+    assert git(box.baked["megatron"], "status", "--porcelain") == f"M {ROCM}"

@@ -71,6 +71,7 @@ class InstallConfig:
     fetch_attempts: int = 3
     retry_min_seconds: float = 10.0
     retry_max_seconds: float = 20.0
+    lock_timeout_seconds: float = 600.0  # a second install on one clone waits this long
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "fetch-attempts": (int, "an integer from 1 to 10"),
     "retry-min-seconds": ((int, float), "a number from 0 to 600"),
     "retry-max-seconds": ((int, float), "a number from 0 to 600"),
+    "lock-timeout-seconds": ((int, float), "a number from 0 to 3600"),
 }
 _API_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "timeout-seconds": (int, "an integer from 1 to 300"),
@@ -131,7 +133,8 @@ _API_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
 # The sane range of every number (DESIGN §4): a config file is input like any other.
 RANGES: dict[str, tuple[float, float]] = {
     "install.fetch-attempts": (1, 10), "install.retry-min-seconds": (0, 600),
-    "install.retry-max-seconds": (0, 600), "api.timeout-seconds": (1, 300),
+    "install.retry-max-seconds": (0, 600), "install.lock-timeout-seconds": (0, 3600),
+    "api.timeout-seconds": (1, 300),
     "api.attempts": (1, 10), "api.backoff-seconds": (0, 60),
     "api.max-rate-limit-wait-seconds": (0, 600),
 }
@@ -294,6 +297,8 @@ def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
                                    defaults.fetch_attempts, fail)),
         retry_min_seconds=low,
         retry_max_seconds=high,
+        lock_timeout_seconds=_number(values, "install", "lock-timeout-seconds",
+                                     defaults.lock_timeout_seconds, fail),
     )
 
 

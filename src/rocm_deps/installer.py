@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps import __version__, process
+from rocm_deps.clone_lock import LockTimeout, clone_lock
 from rocm_deps.config import DependencyConfig
 from rocm_deps.git import FETCHED_REF, Git, GitError, RetryPolicy, is_permanent_fetch_failure
 from rocm_deps.model import (
@@ -95,6 +96,25 @@ class Installer:
     def _steps(self, dependency: DependencyConfig, override: Override,
                report: DependencyReport) -> None:
         clone = self._open(dependency)                                    # step 1
+        if self.dry_run:  # a dry run changes nothing, not even a lock file
+            self._locked_steps(clone, dependency, override, report)
+            return
+        try:
+            with clone_lock(clone.record.path.parent,
+                            self.settings.config.install.lock_timeout_seconds):
+                self._locked_steps(clone, dependency, override, report)
+        except LockTimeout as error:
+            raise StepFailed("lock", f"another install is working on {dependency.path}: "
+                                     f"{error.path} is held by {error.holder}; waited "
+                                     f"{error.waited:g} s (install.lock-timeout-seconds). Two "
+                                     f"installs on one clone would each claim their commit "
+                                     f"while the clone holds only one") from None
+        except OSError as error:
+            raise StepFailed("lock", f"cannot lock {clone.record.path.parent}: "
+                                     f"{error.strerror or error}") from None
+
+    def _locked_steps(self, clone: Clone, dependency: DependencyConfig, override: Override,
+                      report: DependencyReport) -> None:
         patches = self._patch_files(dependency)
         request = self._request(dependency, override, patches)
         record = clone.record.load()
