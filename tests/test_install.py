@@ -607,3 +607,19 @@ def test_concurrent_installs_on_one_clone_take_turns(box: Sandbox, tmp_path: Pat
         MEGATRON_PR if head == pr_head else MEGATRON_MAIN)
     # The ROCm patch, applied once, nothing half-done (the helper strips the leading blank).
     assert git(box.baked["megatron"], "status", "--porcelain") == f"M {ROCM}"
+
+
+def test_a_failed_workspace_install_is_retried_until_it_succeeds(cli: Cli, box: Sandbox) -> None:
+    make_workspace_package(box, pyproject="this is [not toml")
+    document = overrides(megatron="refs/pull/202/head")
+
+    def run() -> tuple[int, str]:
+        result = install(cli, box, document, "--workspace-install", "true")
+        return result.code, json.loads(result.outputs["report"])["workspace"]
+
+    assert run() == (1, "failed")
+    assert run() == (1, "failed")  # dependencies up to date, the workspace is tried again
+    make_workspace_package(box)  # the fix
+    assert run() == (0, "installed")
+    assert installed_version(box, "miles") == "1.0"
+    assert run() == (0, "not needed (all dependencies up to date)")

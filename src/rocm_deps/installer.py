@@ -71,6 +71,10 @@ class Installer:
         self.retry = RetryPolicy(install.fetch_attempts, install.retry_min_seconds,
                                  install.retry_max_seconds)
         self._environment_identity: str | None = None
+        # Install records of the dependencies this run installed or found up to date, and
+        # whether their last workspace install succeeded.
+        self._records: dict[str, RecordFile] = {}
+        self._workspace_done: dict[str, bool] = {}
 
     def install(self, overrides: Mapping[str, Override]) -> InstallReport:
         report = InstallReport(self.dry_run, self.settings.python)
@@ -121,6 +125,9 @@ class Installer:
         if self._up_to_date(clone, dependency, override, request, record, patches):  # step 2
             assert record is not None
             report.state, report.commit = UP_TO_DATE, record.commit
+            self._records[dependency.name] = clone.record
+            self._workspace_done[dependency.name] = record.workspace_installed(
+                self.settings.workspace)
             report.patches = list(record.patches)
             self.runner.info(f"{dependency.name} is up to date at {record.commit} (installed by "
                              f"an earlier run with the same patches and interpreter); nothing "
@@ -141,6 +148,8 @@ class Installer:
         if not self.dry_run:
             clone.record.save(request, report.commit, tree_fingerprint(clone.git),
                               report.patches)
+            self._records[dependency.name] = clone.record
+            self._workspace_done[dependency.name] = False
 
     # step 1: the path must be the top of a git work tree
     def _open(self, dependency: DependencyConfig) -> Clone:
@@ -350,7 +359,21 @@ class Installer:
         if not self.settings.config.install.workspace_install:
             return "disabled"
         if all(dep.state == UP_TO_DATE for dep in report.dependencies.values()):
-            return "not needed (all dependencies up to date)"
+            if all(self._workspace_done.get(name) for name in report.dependencies):
+                return "not needed (all dependencies up to date)"
+            self.runner.info("every dependency is up to date, but the workspace install after "
+                             "them did not succeed last time: installing it again")
+        outcome = self._install_workspace()
+        for record in self._records.values():
+            try:
+                record.mark_workspace(self.settings.workspace, outcome)
+            except (OSError, ValueError) as error:
+                self.runner.warning(f"cannot update the install record {record.path}: {error}; "
+                                    f"the next run installs again",
+                                    title="rocm-deps: install record")
+        return outcome
+
+    def _install_workspace(self) -> str:
         with self.runner.group(f"workspace: pip install -e {self.settings.workspace}"):
             try:
                 self._pip("workspace", self.settings.workspace, "the workspace")

@@ -45,6 +45,11 @@ class Record:
     commit: str
     fingerprint: str
     patches: tuple[PatchOutcome, ...]
+    # The outcome of the workspace install that followed: {"path": ..., "state": ...}.
+    workspace: dict[str, str] | None = None
+
+    def workspace_installed(self, workspace: Path) -> bool:
+        return self.workspace == {"path": str(workspace), "state": "installed"}
 
     def satisfies(self, request: Request) -> bool:
         return self.request == request.to_json()
@@ -67,7 +72,8 @@ class RecordFile:
                 request={key: document[key] for key in Request.__dataclass_fields__},
                 commit=str(document["commit"]), fingerprint=str(document["fingerprint"]),
                 patches=tuple(PatchOutcome(str(label), cast(PatchState, str(state)), str(digest))
-                              for label, digest, state in document["patches"]))
+                              for label, digest, state in document["patches"]),
+                workspace=document.get("workspace"))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -79,6 +85,13 @@ class RecordFile:
              patches: Sequence[PatchOutcome]) -> None:
         document = {**request.to_json(), "commit": commit, "fingerprint": fingerprint,
                     "patches": [[o.patch, o.sha256, o.state] for o in patches]}
+        self.path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+
+    def mark_workspace(self, workspace: Path, state: str) -> None:
+        """Remember how the workspace install after this dependency's went: a failed one is
+        retried by the next run even when every dependency is up to date."""
+        document = json.loads(self.path.read_text(encoding="utf-8"))
+        document["workspace"] = {"path": str(workspace), "state": state}
         self.path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
 
