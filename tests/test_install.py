@@ -623,3 +623,20 @@ def test_a_failed_workspace_install_is_retried_until_it_succeeds(cli: Cli, box: 
     assert run() == (0, "installed")
     assert installed_version(box, "miles") == "1.0"
     assert run() == (0, "not needed (all dependencies up to date)")
+
+
+def test_pip_success_is_checked_by_asking_the_interpreter(cli: Cli, box: Sandbox) -> None:
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 0, result.stderr
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert report["version"] == MEGATRON_PR
+    assert f"megatron: {box.python} imports megatron-core {MEGATRON_PR} from " in result.stderr
+    assert f"| `{MEGATRON_PR}` |" in result.summary
+    fake = cli("install", "--config", str(box.config), "--overrides",
+               overrides(megatron="refs/heads/main"), "--workspace", str(box.workspace),
+               "--python", "/bin/true")  # pip "succeeds": exit code 0, nothing installed
+    assert fake.code == 1
+    failed = json.loads(fake.outputs["report"])["dependencies"]["megatron"]
+    assert (failed["state"], failed["failed_step"], failed["version"]) == ("failed", "pip", None)
+    assert "pip reported success, but /bin/true has no distribution installed editable from" in (
+        fake.stderr)

@@ -10,6 +10,7 @@ touched. Settings in, an `InstallReport` out; nothing here prints a summary or a
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from rocm_deps.model import (
     PatchOutcome,
 )
 from rocm_deps.patches import probe_and_apply, sha256_of
-from rocm_deps.pip import editable_install_argv, pip_environment
+from rocm_deps.pip import editable_install_argv, editable_probe_argv, pip_environment
 from rocm_deps.record import Record, RecordFile, Request, tree_fingerprint
 from rocm_deps.runner import Runner
 
@@ -143,7 +144,7 @@ class Installer:
         with self._timed(report, "patch"):
             self._apply_patches(clone.git, dependency, patches, report)   # step 7
         with self._timed(report, "pip"):
-            self._pip_install(dependency)                                 # step 9
+            self._pip_install(dependency, report)                         # step 9
         report.state = PLANNED_INSTALL if self.dry_run else INSTALLED
         if not self.dry_run:
             clone.record.save(request, report.commit, tree_fingerprint(clone.git),
@@ -331,11 +332,30 @@ class Installer:
                 f"package now serves that checkout: this job must not pass.")
 
     # step 9
-    def _pip_install(self, dependency: DependencyConfig) -> None:
+    def _pip_install(self, dependency: DependencyConfig, report: DependencyReport) -> None:
         if not dependency.install_dir:
             self.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
             return
-        self._pip("pip", Path(dependency.path) / dependency.install_dir, dependency.name)
+        directory = Path(dependency.path) / dependency.install_dir
+        self._pip("pip", directory, dependency.name)
+        if not self.dry_run:
+            report.version = self._installed_from(directory, dependency.name)
+
+    def _installed_from(self, directory: Path, what: str) -> str:
+        """The version the interpreter reports for what it now imports from `directory`."""
+        result = process.run(editable_probe_argv(self.settings.python, directory), self.runner,
+                             env=pip_environment(self.settings.environ), echo=False)
+        try:
+            name, version = json.loads(result.stdout.strip() or "null")
+        except (TypeError, ValueError):
+            raise StepFailed("pip", f"pip reported success, but {self.settings.python} has no "
+                                    f"distribution installed editable from {directory} (exit "
+                                    f"code {result.returncode}); {what} is not what it "
+                                    f"imports. Is `python` the container's interpreter?"
+                             ) from None
+        self.runner.info(f"{what}: {self.settings.python} imports {name} {version} from "
+                         f"{directory}")
+        return str(version)
 
     def _pip(self, step: str, directory: Path, what: str) -> None:
         argv = editable_install_argv(self.settings.python, directory,

@@ -274,12 +274,13 @@ class DependencyReport:
     seconds: dict[str, float] = field(default_factory=dict)
     fetch_attempts: int = 0
     clone_state: str | None = None  # after a failed patch: what the clone was left as
+    version: str | None = None  # what the interpreter reports after the install
 
     def to_json(self) -> dict[str, Any]:
         return {
             "source": self.source, "ref": self.ref, "sha": self.commit or self.sha,
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
-            "clone_state": self.clone_state,
+            "clone_state": self.clone_state, "version": self.version,
             "fetch_attempts": self.fetch_attempts,
             "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}
                         for outcome in self.patches},

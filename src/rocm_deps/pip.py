@@ -31,3 +31,29 @@ def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str])
 def pip_environment(environ: Mapping[str, str]) -> dict[str, str]:
     safe = {key: value for key, value in environ.items() if key not in UNSAFE_PYTHON_VARIABLES}
     return {**safe, **PIP_ENVIRONMENT}
+
+
+# Run by the interpreter under test after `pip install -e DIR`: which distribution is
+# installed editable from DIR, and its version (pip records it in direct_url.json). An exit
+# code of 0 from pip proves nothing: `--python /bin/true` "succeeds" too.
+EDITABLE_FROM_PROBE = """\
+import json, sys, urllib.parse
+from importlib.metadata import distributions
+from pathlib import Path
+target = Path(sys.argv[1]).resolve()
+for distribution in distributions():
+    try:
+        document = json.loads(distribution.read_text("direct_url.json") or "null")
+    except ValueError:
+        continue
+    if not isinstance(document, dict) or not document.get("dir_info", {}).get("editable"):
+        continue
+    url = urllib.parse.urlparse(document.get("url", ""))
+    if url.scheme == "file" and Path(urllib.parse.unquote(url.path)).resolve() == target:
+        print(json.dumps([distribution.metadata["Name"], distribution.version]))
+        break
+"""
+
+
+def editable_probe_argv(python: str, directory: Path) -> list[str]:
+    return [python, "-I", "-c", EDITABLE_FROM_PROBE, str(directory)]

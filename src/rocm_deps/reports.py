@@ -139,9 +139,9 @@ def install_summary(report: InstallReport) -> str:
         seconds = [f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES]
         state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
         rows.append([name, dep.source, markdown_cell(dep.ref), markdown_cell(dep.commit),
-                     markdown_cell(patches), state, *seconds])
-    lines.append(markdown_table(["dependency", "source", "ref", "SHA", "patches", "state",
-                                 *(f"{phase} s" for phase in PHASES)], rows))
+                     markdown_cell(dep.version), markdown_cell(patches), state, *seconds])
+    lines.append(markdown_table(["dependency", "source", "ref", "SHA", "version", "patches",
+                                 "state", *(f"{phase} s" for phase in PHASES)], rows))
     lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
                   f"{escape_markdown(report.workspace)}."]
     errors = [f"{name}: {dep.error}" for name, dep in report.dependencies.items() if dep.error]
