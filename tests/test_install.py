@@ -640,3 +640,19 @@ def test_pip_success_is_checked_by_asking_the_interpreter(cli: Cli, box: Sandbox
     assert (failed["state"], failed["failed_step"], failed["version"]) == ("failed", "pip", None)
     assert "pip reported success, but /bin/true has no distribution installed editable from" in (
         fake.stderr)
+
+
+def test_a_full_disk_is_a_clear_failure_with_a_report(cli: Cli, box: Sandbox) -> None:
+    # After checkout, the install record's path leads to /dev/full: writing it fails with
+    # ENOSPC, as on a full disk, after the dependency was installed.
+    hook = box.baked["megatron"] / ".git" / "hooks" / "post-checkout"
+    hook.write_text('#!/bin/sh\nln -sf /dev/full "$(git rev-parse --git-dir)/'
+                    'rocm-deps-state.json"\n')
+    hook.chmod(0o755)
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"]) == ("failed", "environment")
+    assert report["error"].startswith("No space left on device: the machine refused a write")
+    assert "a full disk or a read-only file system" in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr

@@ -20,6 +20,10 @@ LOCK_NAME = "rocm-deps.lock"
 POLL_SECONDS = 0.2
 
 
+class LockError(Exception):
+    """The lock file could not be created or locked (not: someone else holds it)."""
+
+
 class LockTimeout(Exception):
     def __init__(self, path: Path, holder: str, waited: float) -> None:
         super().__init__(f"{path} is held by {holder}; waited {waited:g} s")
@@ -30,7 +34,10 @@ class LockTimeout(Exception):
 def clone_lock(git_dir: Path, timeout_seconds: float) -> Iterator[Path]:
     """Hold the clone's lock for the duration of the block."""
     path = git_dir / LOCK_NAME
-    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise LockError(f"cannot create {path}: {error.strerror or error}") from None
     try:
         deadline = time.monotonic() + timeout_seconds
         while True:
@@ -41,9 +48,13 @@ def clone_lock(git_dir: Path, timeout_seconds: float) -> Iterator[Path]:
                 if time.monotonic() >= deadline:
                     raise LockTimeout(path, _holder(path), timeout_seconds) from None
                 time.sleep(POLL_SECONDS)
-        os.ftruncate(descriptor, 0)
-        os.write(descriptor, f"rocm-deps install, pid {os.getpid()} on {socket.gethostname()}, "
-                             f"since {time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n".encode())
+        try:  # who holds it, for the message of whoever waits (best effort)
+            os.ftruncate(descriptor, 0)
+            os.write(descriptor, f"rocm-deps install, pid {os.getpid()} on "
+                                 f"{socket.gethostname()}, since "
+                                 f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n".encode())
+        except OSError:
+            pass
         yield path
     finally:
         os.close(descriptor)  # releases the lock

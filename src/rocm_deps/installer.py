@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps import __version__, process
-from rocm_deps.clone_lock import LockTimeout, clone_lock
+from rocm_deps.clone_lock import LockError, LockTimeout, clone_lock
 from rocm_deps.config import DependencyConfig
 from rocm_deps.git import FETCHED_REF, Git, GitError, RetryPolicy, is_permanent_fetch_failure
 from rocm_deps.model import (
@@ -90,7 +90,10 @@ class Installer:
         report = DependencyReport(dependency.name, override.source, override.ref, override.sha)
         with self.runner.group(f"{dependency.name}: {override.raw} → {override.ref}"):
             try:
-                self._steps(dependency, override, report)
+                try:
+                    self._steps(dependency, override, report)
+                except OSError as error:  # disk full, read-only file system, ...
+                    raise StepFailed("environment", _environment_failure(error)) from None
             except StepFailed as failure:
                 report.state, report.failed_step, report.error = (
                     FAILED, failure.step, failure.message)
@@ -114,9 +117,8 @@ class Installer:
                                      f"{error.waited:g} s (install.lock-timeout-seconds). Two "
                                      f"installs on one clone would each claim their commit "
                                      f"while the clone holds only one") from None
-        except OSError as error:
-            raise StepFailed("lock", f"cannot lock {clone.record.path.parent}: "
-                                     f"{error.strerror or error}") from None
+        except LockError as error:
+            raise StepFailed("lock", str(error)) from None
 
     def _locked_steps(self, clone: Clone, dependency: DependencyConfig, override: Override,
                       report: DependencyReport) -> None:
@@ -409,6 +411,12 @@ class Installer:
             yield
         finally:
             report.seconds[phase] = time.monotonic() - started
+
+
+def _environment_failure(error: OSError) -> str:
+    where = f" ({error.filename})" if error.filename else ""
+    return (f"{error.strerror or error}{where}: the machine refused a write or a read, e.g. "
+            f"a full disk or a read-only file system; free space or remount, then re-run")
 
 
 def _patch_failure(dependency: DependencyConfig, outcome: PatchOutcome, commit: str) -> str:

@@ -12,7 +12,13 @@ from pathlib import Path
 from types import FrameType
 
 from rocm_deps import __version__, settings
-from rocm_deps.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, FatalError, Interrupted
+from rocm_deps.errors import (
+    EXIT_FAILURE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    FatalError,
+    Interrupted,
+)
 from rocm_deps.model import BODY_SOURCES, DEFAULT_TRUSTED, OUTPUT_FORMATS
 from rocm_deps.runner import Runner
 
@@ -113,6 +119,12 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except FatalError as error:
         runner.error(error.message, title=error.title)
         return error.exit_code
+    except OSError as error:  # the environment, not a bug: disk full, read-only, ...
+        runner.error(f"{error.strerror or error}"
+                     f"{f' ({error.filename})' if error.filename else ''}: the machine refused "
+                     f"a read or a write (a full disk, a read-only file system?)",
+                     title="rocm-deps: environment")
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         runner.error("interrupted (SIGINT); stopped", title="Cancelled")
         return EXIT_INTERRUPTED
