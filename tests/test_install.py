@@ -656,3 +656,29 @@ def test_a_full_disk_is_a_clear_failure_with_a_report(cli: Cli, box: Sandbox) ->
     assert report["error"].startswith("No space left on device: the machine refused a write")
     assert "a full disk or a read-only file system" in result.stderr
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    missing = tmp_path / "laptop" / "Megatron-LM"
+    box.config.write_text(box.config.read_text().replace(str(box.baked["megatron"]),
+                                                         str(missing)))
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"), "--dry-run")
+    assert result.code == 0, result.stderr
+    assert (f"::warning title=rocm-deps%3A dry run without the clone::{missing} does not exist "
+            f"on this machine") in result.stderr
+    plan = [line.split(f"-C {missing} ", 1)[1] for line in result.stderr.splitlines()
+            if line.startswith("[dry-run] + git") and f"-C {missing} " in line]
+    assert plan == ["update-index -q --refresh", "reset --hard HEAD", "clean -fd",
+                    "-c protocol.version=2 fetch --no-recurse-submodules origin -- "
+                    "+refs/pull/202/head:refs/rocm-deps/fetched",
+                    "checkout -f --detach refs/rocm-deps/fetched",
+                    "submodule update --init --recursive",
+                    f"apply --check {box.workspace / sandbox.PATCH_LABEL}",
+                    f"apply {box.workspace / sandbox.PATCH_LABEL}"]
+    assert (f"[dry-run] + {box.python} -I -m pip install -e {missing} --no-deps "
+            "--no-build-isolation") in result.stderr
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["clone_state"]) == (
+        "planned", f"missing on this machine ({missing})")
+    assert not missing.exists()

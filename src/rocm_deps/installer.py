@@ -103,6 +103,9 @@ class Installer:
 
     def _steps(self, dependency: DependencyConfig, override: Override,
                report: DependencyReport) -> None:
+        if self.dry_run and not Path(dependency.path).exists():
+            self._plan_without_clone(dependency, override, report)
+            return
         clone = self._open(dependency)                                    # step 1
         if self.dry_run:  # a dry run changes nothing, not even a lock file
             self._locked_steps(clone, dependency, override, report)
@@ -153,6 +156,32 @@ class Installer:
                               report.patches)
             self._records[dependency.name] = clone.record
             self._workspace_done[dependency.name] = False
+
+    def _plan_without_clone(self, dependency: DependencyConfig, override: Override,
+                            report: DependencyReport) -> None:
+        """`--dry-run` away from the container (a laptop): the plan, and what is missing."""
+        path = Path(dependency.path)
+        self.runner.warning(f"{path} does not exist on this machine: below is what install "
+                            f"would run where the image has its clone of "
+                            f"{dependency.repository} (the up-to-date check needs the clone, "
+                            f"so the plan is the full install)",
+                            title="rocm-deps: dry run without the clone")
+        git = Git(path, self.runner, self.settings.environ, dry_run=True)
+        patches = self._patch_files(dependency)
+        git.refresh_index()
+        git.reset_hard()
+        git.clean()
+        git.fetch(dependency.remote, override.sha or override.ref, dependency.fetch_depth,
+                  self.retry)
+        git.checkout_detached(override.sha or FETCHED_REF)
+        if dependency.submodules:
+            git.update_submodules(self.retry)
+        for patch in patches:
+            report.patches.append(probe_and_apply(git, patch.path, patch.label,
+                                                  skip_missing=False))
+        self._pip_install(dependency, report)
+        report.state, report.commit = PLANNED_INSTALL, override.sha
+        report.clone_state = f"missing on this machine ({path})"
 
     # step 1: the path must be the top of a git work tree
     def _open(self, dependency: DependencyConfig) -> Clone:
