@@ -682,3 +682,21 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
     assert (report["state"], report["clone_state"]) == (
         "planned", f"missing on this machine ({missing})")
     assert not missing.exists()
+
+
+def test_a_moved_ref_is_noticed_even_when_a_longer_name_ends_the_same(cli: Cli,
+                                                                     box: Sandbox) -> None:
+    """`git ls-remote origin main` also lists refs/heads/archive/main: matching by suffix
+    took the archive's old commit for main's and reported up-to-date at a stale commit."""
+    origin = box.origins["megatron"]
+    assert install(cli, box, overrides(megatron="main")).code == 0
+    old_main = box.commits["megatron"]["main"]
+    git(origin, "branch", "archive/main", old_main)
+    moved = add_pull_request(box, "megatron", 320, {"megatron/version.py":
+                                                    '__version__ = "0.3.2"\n'})
+    git(origin, "update-ref", "refs/heads/main", moved)
+    again = install(cli, box, overrides(megatron="main"))
+    assert again.code == 0, again.stderr
+    report = json.loads(again.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["sha"]) == ("installed", moved)
+    assert installed_version(box, "megatron-core") == "0.3.2"
