@@ -45,7 +45,7 @@ def test_privileged_events(name: str, privileged: bool) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     (None, "the event payload {path} does not exist"),
     ("[1]", "the event payload {path}: expected a JSON object"),
-    ("{", "cannot read the event payload {path}: Expecting property name"),
+    ("{", "the event payload {path}: not valid JSON (Expecting property name"),
     ("[" * 100_000 + "]" * 100_000, "the event payload {path} is larger than 1 KiB"),
     ("{" + '"a":' * 0 + "}" + " " * 1100, "the event payload {path} is larger than 1 KiB"),
     ("\xff", "cannot read the event payload {path}: not UTF-8"),

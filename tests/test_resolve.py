@@ -198,7 +198,7 @@ def test_unparseable_event_exits_2(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "event.json"
     path.write_text("{not json")
     result = cli("resolve", "--event-name", "pull_request", "--event-path", str(path))
-    assert result.code == 2 and "cannot read the event payload" in result.stderr
+    assert result.code == 2 and f"the event payload {path}: not valid JSON" in result.stderr
 
 
 def run_subprocess(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_deps.errors import UsageError
-from rocm_deps.files import EVENT_LIMIT, read_bounded, without_lone_surrogates
+from rocm_deps.files import EVENT_LIMIT, parse_json, read_bounded, without_lone_surrogates
 
 # Events that run with the base repository's secrets and write token while the PR body is
 # written by whoever opened the PR: directives need an explicit trust decision there.
@@ -41,13 +41,7 @@ def read_event(path: Path | None) -> Mapping[str, Any]:
 def read_json_object(path: Path, what: str, limit: int,
                      expected: str = "a JSON object") -> dict[str, Any]:
     """A JSON file that must hold an object; every failure is a usage error naming `what`."""
-    text = read_bounded(path, limit, what)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"cannot read {what} {path}: {error}") from None
-    except RecursionError:
-        raise UsageError(f"cannot read {what} {path}: nested too deeply") from None
+    document = parse_json(read_bounded(path, limit, what), f"{what} {path}")
     if not isinstance(document, dict):
         raise UsageError(f"{what} {path}: expected {expected}")
     return document

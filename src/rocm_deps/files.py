@@ -7,6 +7,7 @@ UTF-8, and every failure is a usage error that names the file and what it was fo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rocm_deps.errors import UsageError
@@ -40,3 +41,13 @@ def without_lone_surrogates(text: str) -> str:
     """JSON may encode a lone surrogate (`"\\ud800"`), which no UTF-8 file can hold: such a
     character becomes U+FFFD before the text is used anywhere."""
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def parse_json(text: str, where: str) -> object:
+    """JSON from input; malformed or absurdly nested text is a usage error naming `where`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{where}: not valid JSON ({error})") from None
+    except RecursionError:
+        raise UsageError(f"{where}: not valid JSON (nested too deeply)") from None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import shutil
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from rocm_deps.config import Config, load_config
 from rocm_deps.errors import UsageError
-from rocm_deps.files import OVERRIDES_LIMIT, read_bounded
+from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
 from rocm_deps.model import (
     ApiSettings,
     DemoSettings,
@@ -143,13 +142,7 @@ def _overrides(arguments: argparse.Namespace, config: Config) -> dict[str, Overr
 def parse_overrides(text: str, config: Config, where: str) -> dict[str, Override]:
     if len(text) > OVERRIDES_LIMIT:
         raise UsageError(f"{where}: larger than {OVERRIDES_LIMIT // 1024} KiB")
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{where}: not valid JSON ({error})") from None
-    except RecursionError:
-        raise UsageError(f"{where}: nested too deeply") from None
-    return overrides_from_json(document, config.names, where)
+    return overrides_from_json(parse_json(text, where), config.names, where)
 
 
 def find_python(requested: str | None, environ: Mapping[str, str],
