@@ -700,3 +700,20 @@ def test_a_moved_ref_is_noticed_even_when_a_longer_name_ends_the_same(cli: Cli,
     report = json.loads(again.outputs["report"])["dependencies"]["megatron"]
     assert (report["state"], report["sha"]) == ("installed", moved)
     assert installed_version(box, "megatron-core") == "0.3.2"
+
+
+def test_a_record_that_cannot_be_removed_is_a_clear_failure(cli: Cli, box: Sandbox) -> None:
+    """An existing record and a different ref: the record must go before the clone changes.
+    When the file system refuses (read-only; here the record's path holds a directory, which
+    unlink refuses the same way), the step fails with a message and a report, not exit 3."""
+    assert install(cli, box, overrides(megatron="refs/heads/main")).code == 0
+    record = box.baked["megatron"] / ".git" / "rocm-deps-state.json"
+    record.unlink()
+    record.mkdir()
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"]) == ("failed", "environment")
+    assert report["error"].startswith("Is a directory (")
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["main"]
+    assert "internal error" not in result.stderr
