@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from rocm_deps.errors import EXIT_USAGE, UsageError
 from rocm_deps.main import main as cli_main
-from rocm_deps.model import BODY_SOURCES
+from rocm_deps.model import BODY_SOURCES, parse_true_false
 from rocm_deps.runner import format_command
 
 COMMANDS = ("resolve", "install")
@@ -40,10 +40,11 @@ def boolean(environ: Mapping[str, str], name: str, default: bool) -> bool:
     value = read_input(environ, name)
     if not value:
         return default
-    if value.lower() not in ("true", "false"):
+    parsed = parse_true_false(value)
+    if parsed is None:
         raise UsageError(f"Input '{name}' has invalid value {value!r}. Expected `true` or "
                          f"`false` (any letter case).", title="rocm-deps: invalid input")
-    return value.lower() == "true"
+    return parsed
 
 
 def action_argv(environ: Mapping[str, str]) -> list[str]:

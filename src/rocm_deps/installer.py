@@ -168,17 +168,12 @@ class Installer:
                             title="rocm-deps: dry run without the clone")
         git = Git(path, self.runner, self.settings.environ, dry_run=True)
         patches = self._patch_files(dependency)
-        git.refresh_index()
-        git.reset_hard()
-        git.clean()
-        git.fetch(dependency.remote, override.sha or override.ref, dependency.fetch_depth,
-                  self.retry)
-        git.checkout_detached(override.sha or FETCHED_REF)
-        if dependency.submodules:
+        self._reset_tree(git)
+        self._fetch(git, dependency, override)
+        self._checkout(git, override)
+        if dependency.submodules:  # without the clone, .gitmodules cannot be looked at
             git.update_submodules(self.retry)
-        for patch in patches:
-            report.patches.append(probe_and_apply(git, patch.path, patch.label,
-                                                  skip_missing=False))
+        self._apply_patches(git, dependency, patches, report)
         self._pip_install(dependency, report)
         report.state, report.commit = PLANNED_INSTALL, override.sha
         report.clone_state = f"missing on this machine ({path})"
@@ -269,10 +264,13 @@ class Installer:
                     stale.unlink()
         if not self.dry_run:
             clone.record.forget()
+        self._reset_tree(clone.git)
+
+    def _reset_tree(self, git: Git) -> None:
         try:
-            clone.git.refresh_index()
-            clone.git.reset_hard()
-            clone.git.clean()
+            git.refresh_index()
+            git.reset_hard()
+            git.clean()
         except GitError as error:
             raise StepFailed("clean", error.message) from None
 

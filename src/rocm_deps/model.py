@@ -60,6 +60,12 @@ BODY_SOURCES = ("event", "api")
 DEFAULT_TRUSTED = ("OWNER", "MEMBER", "COLLABORATOR")
 
 
+def parse_true_false(value: str) -> bool | None:
+    """`true`/`false` in any letter case (surrounding blanks ignored); None for anything else:
+    the one definition of a boolean input, for the action's inputs and the command line."""
+    return {"true": True, "false": False}.get(value.strip().lower())
+
+
 # ---- what a ref may be (every ref in the contract passes this) ------------------------------
 
 MAX_REF_BYTES = 255

@@ -28,6 +28,7 @@ from rocm_deps.model import (
     Override,
     ResolveSettings,
     overrides_from_json,
+    parse_true_false,
 )
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -124,10 +125,10 @@ def install_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
 
 def parse_boolean(value: str, name: str) -> bool:
     """`true`/`false` in any case; anything else is an error that names where it came from."""
-    lowered = value.strip().lower()
-    if lowered not in ("true", "false"):
+    parsed = parse_true_false(value)
+    if parsed is None:
         raise UsageError(f"{name}: invalid value {value!r}; expected `true` or `false`")
-    return lowered == "true"
+    return parsed
 
 
 def _overrides(arguments: argparse.Namespace, config: Config) -> dict[str, Override] | None:
