@@ -1,11 +1,11 @@
 """The directive grammar of DESIGN §3: which lines of a PR body name a dependency ref.
 
-Pure and linear in the body size: one pass over the lines, each line matched by anchored,
-length-bounded patterns (stdlib `re`; Unicode character properties come from `unicodedata`,
-see refs.is_invisible). What Markdown
-shows as code (fenced or indented) or hides (HTML comments) is never a directive: authors
-put examples there. Anything that *looks* like a directive but is not honoured produces a
-warning or an error, so an author never believes a dependency was tested when it was not.
+Pure and linear in the body size: `markdown.shown_lines` says which lines GitHub shows as
+text outside code (authors put examples in code and comments), then each shown line is
+matched by anchored, length-bounded patterns (stdlib `re`; Unicode character properties come
+from `unicodedata`, see refs.is_invisible). Anything that *looks* like a directive but is
+not honoured produces a warning or an error, so an author never believes a dependency was
+tested when it was not.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rocm_deps.config import DependencyConfig
+from rocm_deps.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.model import Finding, Level, describe_character
 from rocm_deps.refs import (
     RefSpec,
@@ -42,9 +43,6 @@ _MENTION = r"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s\x1c-\x
 # Patterns without Unicode-dependent classes: stdlib `re` serves every line.
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
-_FENCE_PREFIX = re.compile(r"(?:[ ]{0,3}(?:>[ \t]?|[-*+][ \t]+|[0-9]{1,9}[.)][ \t]+))*")
-_FENCE_OPEN = re.compile(r"[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-_INLINE_CODE = re.compile(r"`[^`]*`")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 _UNKNOWN_KEY_RE = re.compile(_UNKNOWN_KEY, re.IGNORECASE)
 
@@ -66,12 +64,6 @@ class ParsedBody:
     @property
     def errors(self) -> tuple[Finding, ...]:
         return tuple(finding for finding in self.findings if finding.level == "error")
-
-
-@dataclass(frozen=True)
-class _Fence:
-    character: str
-    length: int
 
 
 def normalise(body: str | None) -> str:
@@ -105,29 +97,24 @@ class _Parser:
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
 
     def parse(self, text: str) -> ParsedBody:
-        fence: _Fence | None = None
-        in_comment = False
-        for number, line in enumerate(text.split("\n"), start=1):
-            if in_comment:
-                in_comment = _comment_open_after(line, True)
-                continue
-            if fence is not None:
-                if _closes(line, fence):
-                    fence = None
-                continue
-            fence = _opens_fence(line)
-            if fence is not None:
-                continue
-            in_comment = _comment_open_after(line, False)
-            if line.lstrip(" ").startswith("<!--"):
-                continue
-            self._line(number, line)
+        source = text.split("\n")
+        try:
+            lines = shown_lines(text)
+        except NestingTooDeep as too_deep:
+            self.findings.append(Finding(
+                "error", f"line {too_deep.line}: quotes, lists and list items nest more than "
+                         f"{MAX_DEPTH} deep here; directives are not read from a body whose "
+                         f"rendering cannot be followed, so flatten the nesting", too_deep.line))
+            return ParsedBody({}, tuple(self.findings))
+        for shown in lines:
+            self._line(shown, source[shown.number - 1])
         return ParsedBody(self.directives, tuple(self.findings))
 
-    def _line(self, number: int, line: str) -> None:
-        if _indent_width(line) >= 4:
-            if self._looks_like_directive(line.lstrip(" \t")):
-                self._add("warning", number, line,
+    def _line(self, shown: ShownLine, source: str) -> None:
+        number, line = shown.number, shown.text
+        if shown.code:
+            if self._looks_like_directive(shown.prose):
+                self._add("warning", number, source,
                           "this line is indented 4 or more spaces, so Markdown shows it as code "
                           "and it is not a directive; remove the indentation to make it one")
             return
@@ -137,20 +124,20 @@ class _Parser:
             cleaned = remove_invisible(line)
             cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned)
             if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
-                self._add("error", number, line,
+                self._add("error", number, source,
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
                 return
         look_alike = self._look_alike(line)
         if look_alike is not None:
-            self._add("error", number, line, look_alike)
+            self._add("error", number, source, look_alike)
             return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
         if match is not None and self._is_key(match.group("key")):
-            self._directive(number, line, match)
+            self._directive(number, source, match)
             return
-        if self._looks_like_directive(_INLINE_CODE.sub("", line)):
-            self._add("warning", number, line,
+        if self._looks_like_directive(shown.prose):
+            self._add("warning", number, source,
                       "this looks like a directive but is not one, so it is ignored; a directive "
                       "is a line of its own, such as `ci-sglang-pr: #1234` (a leading `-`, `*`, "
                       "`+`, `>` or `1.` marker is allowed)")
@@ -257,54 +244,3 @@ def _fold(character: str) -> str:
     if unicodedata.category(character) == "Mn":
         return ""
     return unicodedata.normalize("NFKC", character)
-
-
-def _indent_width(line: str) -> int:
-    width = 0
-    for character in line:
-        if character == " ":
-            width += 1
-        elif character == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
-def _container_content(line: str) -> str:
-    """The line without list/quote markers, so a fence inside a list item or quote counts."""
-    prefix = _FENCE_PREFIX.match(line)
-    return line[prefix.end():] if prefix else line
-
-
-def _opens_fence(line: str) -> _Fence | None:
-    match = _FENCE_OPEN.match(_container_content(line))
-    if match is None:
-        return None
-    fence = match.group("fence")
-    if fence[0] == "`" and "`" in match.group("info"):
-        return None  # not a fence: CommonMark forbids backticks in a backtick fence's info
-    return _Fence(fence[0], len(fence))
-
-
-def _closes(line: str, fence: _Fence) -> bool:
-    content = _container_content(line)
-    stripped = content.strip(" \t")
-    return (len(stripped) >= fence.length and stripped == fence.character * len(stripped)
-            and _indent_width(content) <= 3)
-
-
-def _comment_open_after(line: str, in_comment: bool) -> bool:
-    """Whether an HTML comment is still open at the end of `line`."""
-    position = 0
-    while True:
-        if in_comment:
-            end = line.find("-->", position)
-            if end < 0:
-                return True
-            in_comment, position = False, end + 3
-        else:
-            start = line.find("<!--", position)
-            if start < 0:
-                return False
-            in_comment, position = True, start + 4

@@ -1,0 +1,114 @@
+"""What GitHub shows of a body, according to GitHub's own engine.
+
+cmark-gfm (the `cmarkgfm` package) turns the body into HTML, raw HTML passed through as
+GitHub passes it to its sanitizer; then the HTML is read as a browser reads it: an HTML
+tokenizer written from the WHATWG rules for comments (`<!-->`, `<!--->`, `--!>`), bogus
+comments (`<?`, `<!x`, `</1`) and tags with quoted attributes. Text inside `<code>` or
+`<pre>` is code, not text. This module is deliberately independent of rocm_deps.markdown:
+it is the oracle that module is held against.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import cmarkgfm
+from cmarkgfm.cmark import Options
+
+_TAG_NAME = re.compile(r"</?([A-Za-z][^\t\n\f />]*)")
+
+
+def render(body: str) -> str:
+    return cmarkgfm.github_flavored_markdown_to_html(body, options=Options.CMARK_OPT_UNSAFE)
+
+
+def shown_text(body: str) -> str:
+    """The text a reader sees, code excluded; block boundaries and tags become newlines."""
+    return "".join(_Reader(render(body)).text())
+
+
+class _Reader:
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self.open = {"pre": 0, "code": 0}  # <pre> and <code> elements not yet closed
+
+    def text(self) -> list[str]:
+        document, position, pieces = self.document, 0, []
+        while position < len(document):
+            if document[position] != "<":
+                end = document.find("<", position)
+                end = len(document) if end < 0 else end
+                if not (self.open["pre"] or self.open["code"]):
+                    pieces.append(html.unescape(document[position:end]))
+                position = end
+                continue
+            end = self._markup(position)
+            if end is None:  # a `<` that starts nothing is text
+                if not (self.open["pre"] or self.open["code"]):
+                    pieces.append("<")
+                position += 1
+            else:
+                pieces.append("\n")
+                position = end
+        return pieces
+
+    def _markup(self, start: int) -> int | None:
+        """Where the markup at `start` (a `<`) ends; None when the `<` is text."""
+        document = self.document
+        if document.startswith("<!--", start):
+            if document.startswith(">", start + 4):
+                return start + 5
+            if document.startswith("->", start + 4):
+                return start + 6
+            return self._comment_end(start + 4)
+        following = document[start + 1:start + 2]
+        if following in ("!", "?"):
+            return self._bogus_end(start + 1)
+        if following == "/":
+            name = document[start + 2:start + 3]
+            if name == ">":
+                return start + 3
+            if not (name.isascii() and name.isalpha()):
+                return self._bogus_end(start + 2)
+        elif not (following.isascii() and following.isalpha()):
+            return None
+        return self._tag_end(start)
+
+    def _comment_end(self, position: int) -> int:
+        document = self.document
+        ends = [index for index in (document.find("-->", position),
+                                     document.find("--!>", position)) if index >= 0]
+        if not ends:
+            return len(document)
+        end = min(ends)
+        return end + (3 if document.startswith("-->", end) else 4)
+
+    def _bogus_end(self, position: int) -> int:
+        end = self.document.find(">", position)
+        return len(self.document) if end < 0 else end + 1
+
+    def _tag_end(self, start: int) -> int:
+        document, position, quote = self.document, start + 1, ""
+        after_equals = False
+        while position < len(document):
+            character = document[position]
+            if quote:
+                if character == quote:
+                    quote = ""
+            elif character == ">":
+                break
+            elif character in "\"'" and after_equals:
+                quote = character
+            if not quote:
+                if character == "=":
+                    after_equals = True
+                elif character not in " \t\n\f":
+                    after_equals = False
+            position += 1
+        tag = document[start:position + 1]
+        name = _TAG_NAME.match(tag)
+        tag_name = name.group(1).lower() if name else ""
+        if tag_name in self.open:  # an end tag with no open element is ignored
+            self.open[tag_name] = max(0, self.open[tag_name] + (-1 if tag.startswith("</") else 1))
+        return position + 1

@@ -1,0 +1,125 @@
+"""Fidelity to GitHub's rendering (DESIGN §3): a line is a directive candidate exactly when
+cmark-gfm, GitHub's own engine, shows it as text outside code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rocm_deps.config import load_config
+from rocm_deps.directives import parse_body
+from rocm_deps.markdown import shown_lines
+from tests.markdown_oracle import render, shown_text
+
+TOKEN = re.compile(r"ci-sglang-pr: #(\d+)")
+DEPENDENCIES = load_config(None).dependencies
+
+# Each row: a body with one directive, and whether GitHub shows the directive as text.
+# Every row is checked against cmark-gfm first, so the table cannot drift from GitHub.
+CASES = [
+    # the constructs the issue found silently ignored
+    ("inline-code-holds-comment-opener", "Use `<!--` to comment.\nci-sglang-pr: #7", True),
+    ("indented-code-holds-comment-opener", "    <!-- example\n\nci-sglang-pr: #7", True),
+    ("empty-comment", "<!-->\nci-sglang-pr: #7", True),
+    ("empty-comment-dash", "<!--->\nci-sglang-pr: #7", True),
+    ("text-after-comment-closes", "<!--\nx\n--> ci-sglang-pr: #7", True),
+    ("fence-ends-with-quote", "> ```\nci-sglang-pr: #7", True),
+    ("fence-ends-with-list-item", "- ```\n\nci-sglang-pr: #7", True),
+    ("ordered-list-item", "1. ci-sglang-pr: #7", True),
+    ("ordered-list-item-paren", "3) ci-sglang-pr: #7", True),
+    # what stays hidden
+    ("fenced", "```\nci-sglang-pr: #7\n```", False),
+    ("fence-in-quote-continues", "> ```\n> ci-sglang-pr: #7", False),
+    ("fence-in-item-continues", "- ```\n\n  ci-sglang-pr: #7", False),
+    ("comment", "<!--\nci-sglang-pr: #7\n-->", False),
+    ("comment-in-paragraph", "text <!-- hidden\nci-sglang-pr: #7\n-->", False),
+    ("comment-reopened-after-close", "<!-- a --> b <!-- c\n\nci-sglang-pr: #7", False),
+    ("comment-in-quote-runs-on", "> <!-- x\n\nci-sglang-pr: #7", False),
+    ("code-span-across-lines", "a `b\nci-sglang-pr: #7\nc` d", False),
+    ("indented", "    ci-sglang-pr: #7", False),
+    ("indented-after-setext-heading", "text\n-\n    ci-sglang-pr: #7", False),
+    # visible although it looks like code or a comment
+    ("indented-paragraph-continuation", "text\n    ci-sglang-pr: #7", True),
+    ("indented-in-list-item", "- a\n\n    ci-sglang-pr: #7", True),
+    ("unclosed-inline-comment-is-text", "a <!-- b\n\nci-sglang-pr: #7", True),
+    ("lazy-quote-continuation", "> quote\nci-sglang-pr: #7", True),
+    ("comment-closed-by-bang", "<!-- a --!> ci-sglang-pr: #7", True),
+    ("inside-div", "<div>\nci-sglang-pr: #7\n</div>", True),
+]
+
+
+def candidates(body: str) -> list[int]:
+    return sorted(int(number) for line in shown_lines(body) if not line.code
+                  for number in TOKEN.findall(line.prose))
+
+
+def shown_by_github(body: str) -> list[int]:
+    return sorted(int(number) for number in TOKEN.findall(shown_text(body)))
+
+
+@pytest.mark.parametrize(("body", "shown"), [case[1:] for case in CASES],
+                         ids=[case[0] for case in CASES])
+def test_a_directive_counts_exactly_when_github_shows_it(body: str, shown: bool) -> None:
+    expected = [7] if shown else []
+    assert shown_by_github(body) == expected, render(body)
+    assert candidates(body) == expected
+    parsed = parse_body(body, DEPENDENCIES)
+    assert [directive.raw for directive in parsed.directives.values()] == (
+        ["#7"] if shown else [])
+    assert parsed.errors == ()
+
+
+PREFIXES = ["", " ", "   ", "    ", "\t", "> ", ">", "> > ", ">>", "- ", "* ", "+ ", "1. ",
+            "2) ", "  - ", "-   ", "- > ", "> - ", "1.  > ", "  ", "      ", " \t", "-\t", ">\t",
+            "1.\t", "  >  ", "-      "]
+PIECES = [
+    "```", "````", "~~~", "~~~~", "```py", "``` `x`", "~~~ `x`", "<!--", "-->", "<!-- x -->",
+    "<!-->", "<!--->", "x <!-- y", "y --> z", "<!-- a --> b <!-- c", "--!>", "<div>",
+    "</div>", "<span>", '<a title="<!--">', '<a title="-->">', "Use `<!--` to comment.", "`",
+    "``", "a `b", "c` d", "`` x ` y ``", "\\`", "text", "---", "===", "***", "# heading",
+    "<?x", "?>", "-", "1.", "<pre>", "</pre>", "<!-- b --->", "<!---->", "<!----->",
+    "<![CDATA[", "]]>", "<!A x", ">", "\\<!--", "`` ` ``", "*emphasis*", "<code>", "</code>",
+]
+# How a line is built from a prefix, a piece and the directive.
+SHAPES = ["directive", "piece", "piece directive", "directive piece", "blank"]
+LINE = st.tuples(st.sampled_from(PREFIXES), st.sampled_from(SHAPES), st.sampled_from(PIECES))
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> str:
+    lines, number = [], 0
+    for prefix, shape, piece in draw(st.lists(LINE, max_size=14)):
+        if shape == "blank":
+            lines.append("")
+            continue
+        words = []
+        for word in shape.split():
+            if word == "directive":
+                number += 1
+                words.append(f"ci-sglang-pr: #{number}")
+            else:
+                words.append(piece)
+        lines.append(prefix + " ".join(words))
+    return "\n".join(lines)
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bodies())
+@example("Use `<!--` to comment.\nci-sglang-pr: #1")
+@example("> ```\nci-sglang-pr: #1\n- ```\n\nci-sglang-pr: #2")
+def test_shown_lines_agree_with_cmark_gfm(body: str) -> None:
+    assert candidates(body) == shown_by_github(body), render(body)
+
+
+def test_nesting_deeper_than_the_bound_is_an_error_not_a_guess() -> None:
+    from rocm_deps.markdown import MAX_DEPTH
+
+    deepest = "> " * (MAX_DEPTH - 1) + "ci-sglang-pr: #7"  # the quotes and their paragraph
+    assert [d.raw for d in parse_body(deepest, DEPENDENCIES).directives.values()] == ["#7"]
+    parsed = parse_body("x\n" + "> " * MAX_DEPTH + "ci-sglang-pr: #7", DEPENDENCIES)
+    assert parsed.directives == {}
+    assert [error.line for error in parsed.errors] == [2]
+    assert f"nest more than {MAX_DEPTH} deep" in parsed.errors[0].message
