@@ -73,6 +73,7 @@ class FakeGitHub:
         self.echo_authorization = False  # an error body that quotes the request's token
         self.drip_seconds = 0.0  # send the answer one byte at a time, this far apart
         self.answer_override: tuple[int, bytes, dict[str, str]] | None = None  # raw answer
+        self.declare_length = True  # False: no Content-Length, the answer ends with the connection
         self.release = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -114,7 +115,8 @@ class FakeGitHub:
                     status, body, headers = fake.answer_override
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
+                if fake.declare_length:
+                    self.send_header("Content-Length", str(len(body)))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()

@@ -240,6 +240,35 @@ def test_answers_unlike_githubs_are_clear_errors(
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
 
 
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
+def test_an_answer_over_the_size_limit_is_not_read(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub, declared: bool) -> None:
+    from rocm_deps.github_api import MAX_RESPONSE_BYTES
+
+    body = "x" * (MAX_RESPONSE_BYTES + 1)  # a valid answer, only too large
+    github.repository("sgl-project/sglang").add_pull(30421, "a" * 40, body=body)
+    github.declare_length = declared
+    result = resolve_with_token("ci-sglang-pr: #30421")
+    assert (result.code, set(result.outputs)) == (1, {"report"}), result.stderr
+    limit = (f"over the {MAX_RESPONSE_BYTES}-byte limit" if declared
+             else f"with more than {MAX_RESPONSE_BYTES} bytes")
+    assert limit in result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
+def test_an_answer_just_under_the_size_limit_is_read(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    from rocm_deps.github_api import MAX_RESPONSE_BYTES
+
+    sha = "b" * 40
+    github.repository("sgl-project/sglang").add_pull(30421, sha, body="y" * (
+        MAX_RESPONSE_BYTES - 4096))
+    github.declare_length = False
+    result = resolve_with_token("ci-sglang-pr: #30421")
+    assert result.code == 0, result.stderr
+    assert result.outputs["sglang_sha"] == sha
+
+
 def test_an_answer_that_drips_in_meets_the_overall_deadline(
         resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
     github.drip_seconds = 0.5  # under the 1 s read timeout: only the overall deadline ends it

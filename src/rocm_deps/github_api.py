@@ -23,6 +23,7 @@ from github.GithubException import (
     RateLimitExceededException,
     UnknownObjectException,
 )
+from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
 from rocm_deps.model import FULL_SHA_ANY_CASE
 
@@ -34,10 +35,46 @@ MAX_LABEL = 200
 # urllib3's backoff between attempts is capped at this many seconds (Retry.DEFAULT_BACKOFF_MAX).
 MAX_BACKOFF_SECONDS = 120
 ASSOCIATION = re.compile(r"[A-Z_]{1,32}")
+# GitHub caps a PR body at 65,536 characters; a whole pull request answer is tens of KiB.
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 
 
 class ApiError(Exception):
     """A failed API call, with a message for the PR author (what, where, the fix)."""
+
+
+class ResponseTooLarge(ApiError):
+    pass
+
+
+def _bounded_body(response: requests.Response, *args: object, **kwargs: object) -> None:
+    """A requests response hook. Hooks run before requests reads the body, so the body is
+    read here, never more than MAX_RESPONSE_BYTES of it."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        response.close()
+        raise ResponseTooLarge(f"the GitHub API answered {response.url} with {declared} bytes, "
+                               f"over the {MAX_RESPONSE_BYTES}-byte limit; check "
+                               f"`GITHUB_API_URL`")
+    body = response.raw.read(MAX_RESPONSE_BYTES + 1, decode_content=True)
+    if len(body) > MAX_RESPONSE_BYTES:
+        response.close()
+        raise ResponseTooLarge(f"the GitHub API answered {response.url} with more than "
+                               f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
+    response._content = body  # what requests would have read itself
+    response._content_consumed = True
+
+
+class _BoundedHttp(HTTPRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session.hooks["response"].append(_bounded_body)
+
+
+class _BoundedHttps(HTTPSRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session.hooks["response"].append(_bounded_body)
 
 
 @dataclass(frozen=True)
@@ -63,6 +100,9 @@ class GitHubApi:
                          + sum(min(MAX_BACKOFF_SECONDS, api.backoff_seconds * 2 ** retry)
                                for retry in range(api.attempts - 1))
                          + api.max_rate_limit_wait_seconds + 1)
+        # PyGithub's way to supply the connection (made for its own tests): every answer is
+        # then read through _bounded_body. Process-wide, and this process is one command.
+        Requester.injectConnectionClasses(_BoundedHttp, _BoundedHttps)
         retry = GithubRetry(total=api.attempts - 1, backoff_factor=api.backoff_seconds,
                             max_rate_limit_wait=api.max_rate_limit_wait_seconds)
         self.github = Github(
