@@ -121,7 +121,10 @@ class FakeGitHub:
                     self.send_header(name, value)
                 self.end_headers()
                 if not fake.drip_seconds:
-                    self.wfile.write(body)
+                    try:
+                        self.wfile.write(body)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the client stopped reading (an answer over its size limit)
                     return
                 for index in range(len(body)):  # alive, never finished in time
                     if fake.release.wait(fake.drip_seconds):
