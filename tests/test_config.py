@@ -30,6 +30,12 @@ def test_builtin_defaults_match_design() -> None:
     assert (megatron.fetch_depth, megatron.on_missing_target, megatron.default) == (0, "fail", None)
     assert config.install.workspace_install is True
     assert config.install.fetch_attempts == 3
+    # The image's edits: discarded and reported unless configured; SGLang's compiled parts.
+    assert (sglang.local_changes, sglang.prepare, sglang.pip_env, sglang.pip_args) == (
+        "discard", (), (), ())
+    assert sglang.rebuild_paths == ("sgl-kernel/", "python/sglang/kernels/aot/",
+                                    "sgl-model-gateway/")
+    assert megatron.rebuild_paths == ()
 
 
 def test_file_overrides_single_fields_and_adds_dependencies(tmp_path: Path) -> None:
@@ -92,11 +98,25 @@ pip-args = ["--no-build-isolation"]
     ("[api]\nmax-rate-limit-wait-seconds = inf\n",
      "api.max-rate-limit-wait-seconds: expected a number from 0 to 600, got inf"),
     ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds: expected a number from 1 to 300"),
+    ('[dependencies.sglang]\nlocal-changes = "keep"\n',
+     "dependencies.sglang.local-changes: expected \"discard\" or \"reapply\", got 'keep'"),
+    ('[dependencies.sglang]\nprepare = ["mv a b"]\n',
+     "dependencies.sglang.prepare[0]: expected an array of argv arrays"),
+    ('[dependencies.sglang]\nprepare = [[]]\n',
+     "dependencies.sglang.prepare[0]: expected an array of argv arrays"),
+    ('[dependencies.sglang]\npip-env = {"A B" = "1"}\n',
+     "dependencies.sglang.pip-env.A B: expected a table of strings"),
+    ('[dependencies.sglang]\npip-env = {X = 1}\n',
+     "dependencies.sglang.pip-env.X: expected a table of strings"),
+    ('[dependencies.sglang]\nrebuild-paths = ["../outside/"]\n',
+     "dependencies.sglang.rebuild-paths: expected paths inside the clone, got '../outside/'"),
 ], ids=["unknown-key", "wrong-type", "bool-for-int", "negative-depth", "patches-string",
         "patches-non-strings", "bad-enum", "bad-repository", "dash-remote", "missing-repository",
         "bad-name", "duplicate-directive", "unknown-install-key", "retry-order",
         "unknown-top-level", "lock-file-type", "bad-toml", "nan", "inf", "zero-attempts",
-        "huge-attempts", "infinite-rate-limit-wait", "zero-timeout"])
+        "huge-attempts", "infinite-rate-limit-wait", "zero-timeout", "local-changes-enum",
+        "prepare-string", "prepare-empty-argv", "pip-env-name", "pip-env-value",
+        "rebuild-path-outside"])
 def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(UsageError) as caught:

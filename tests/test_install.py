@@ -67,7 +67,7 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     assert report["dependencies"]["megatron"]["state"] == "installed"
     assert report["dependencies"]["megatron"]["fetch_attempts"] == 1
     assert set(report["dependencies"]["megatron"]["seconds"]) == {
-        "clean", "fetch", "checkout", "patch", "pip"}
+        "clean", "fetch", "checkout", "patch", "prepare", "pip"}
     assert "| megatron | body | `refs/pull/202/head` |" in result.summary
     assert "megatron.patch: applied" in result.summary
     # Each phase is a group, every command is echoed before it runs, refs after `--`.

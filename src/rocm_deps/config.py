@@ -34,6 +34,9 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
             "remote": "origin",
             "install-dir": "python",
             "patches": [],
+            # Compiled by the image build; `pip install -e --no-deps` does not rebuild them.
+            "rebuild-paths": ["sgl-kernel/", "python/sglang/kernels/aot/",
+                              "sgl-model-gateway/"],
         },
         "megatron": {
             "repository": "radixark/Megatron-LM",
@@ -62,6 +65,11 @@ class DependencyConfig:
     default: str | None = None
     fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
     on_missing_target: str = "fail"
+    local_changes: str = "discard"  # or "reapply": replay the image's tracked edits
+    prepare: tuple[tuple[str, ...], ...] = ()  # argv lists run before pip, in the clone
+    pip_env: tuple[tuple[str, str], ...] = ()
+    pip_args: tuple[str, ...] = ()
+    rebuild_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,13 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "default": (str, "a string (a ref used when nothing names one)"),
     "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
     "on-missing-target": (str, "\"fail\" or \"skip\""),
+    "local-changes": (str, "\"discard\" or \"reapply\""),
+    "prepare": (list, "an array of argv arrays, e.g. [[\"mv\", \"a\", \"b\"]]"),
+    "pip-env": (dict, "a table of strings, e.g. {SETUPTOOLS_SCM_PRETEND_VERSION = \"1.0\"}"),
+    "pip-args": (list, "an array of strings"),
+    "rebuild-paths": (list, "an array of path prefixes inside the clone"),
 }
+ENVIRONMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "workspace-install": (bool, "a boolean"),
     "pip-args": (list, "an array of strings"),
@@ -219,8 +233,23 @@ def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...]
         raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
     if not isinstance(value, expected):
         raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
+    if key == "prepare" and isinstance(value, list):
+        return _argv_lists(value, f"{where}.{key}", description, fail)
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         raise fail(f"{where}.{key}", f"expected {description}, got an array with non-strings")
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if not ENVIRONMENT_NAME.fullmatch(name) or not isinstance(item, str):
+                raise fail(f"{where}.{key}.{name}", f"expected {description}")
+    return value
+
+
+def _argv_lists(value: list[Any], key: str, description: str, fail: Fail) -> list[list[str]]:
+    for index, argv in enumerate(value):
+        if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
+                and argv[0]):
+            raise fail(f"{key}[{index}]", f"expected {description}: each command is a "
+                                          f"non-empty array of strings, run without a shell")
     return value
 
 
@@ -253,6 +282,14 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     if on_missing not in ("fail", "skip"):
         raise fail(f"{where}.on-missing-target",
                    f"expected \"fail\" or \"skip\", got {on_missing!r}")
+    local_changes = values.get("local-changes", "discard")
+    if local_changes not in ("discard", "reapply"):
+        raise fail(f"{where}.local-changes",
+                   f"expected \"discard\" or \"reapply\", got {local_changes!r}")
+    for prefix in values.get("rebuild-paths", ()):
+        if not prefix or prefix.startswith(("/", "-")) or ".." in prefix.split("/"):
+            raise fail(f"{where}.rebuild-paths", f"expected paths inside the clone, got "
+                                                 f"{prefix!r}")
     remote = values.get("remote", "origin")
     if not remote or remote.startswith("-"):
         raise fail(f"{where}.remote", f"not a valid remote name: {remote!r}")
@@ -269,6 +306,11 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
         default=values.get("default") or None,
         fetch_depth=fetch_depth,
         on_missing_target=on_missing,
+        local_changes=local_changes,
+        prepare=tuple(tuple(argv) for argv in values.get("prepare", ())),
+        pip_env=tuple(sorted(values.get("pip-env", {}).items())),
+        pip_args=tuple(values.get("pip-args", ())),
+        rebuild_paths=tuple(values.get("rebuild-paths", ())),
     )
 
 

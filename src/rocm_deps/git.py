@@ -17,6 +17,7 @@ from pathlib import Path
 from time import sleep
 
 from rocm_deps import process
+from rocm_deps.model import LocalChanges
 from rocm_deps.process import Result
 from rocm_deps.runner import Runner
 
@@ -167,6 +168,31 @@ class Git:
     def untracked_files(self) -> str:
         """Untracked, not ignored file names, NUL-separated."""
         return self.check("ls-files", "--others", "--exclude-standard", "-z", echo=False)
+
+    def local_changes(self) -> LocalChanges:
+        """What a reset and a clean would discard: tracked edits and deletions, untracked
+        files (ignored ones survive `clean -fd`). Reads only: no index refresh is written."""
+        output = self.check("--no-optional-locks", "status", "--porcelain=v1", "-z",
+                            "--untracked-files=all", "--no-renames", echo=False)
+        modified, deleted, untracked = [], [], []
+        for entry in output.split("\0"):
+            if len(entry) < 4:
+                continue
+            status, name = entry[:2], entry[3:]
+            if status == "??":
+                untracked.append(name)
+            elif "D" in status:
+                deleted.append(name)
+            else:
+                modified.append(name)
+        return LocalChanges(tuple(modified), tuple(deleted), tuple(untracked))
+
+    def changed_files(self, base: str, commit: str, prefixes: Sequence[str]) -> list[str]:
+        """Files under `prefixes` that differ between two commits: a tree diff, so it needs
+        no history between them."""
+        output = self.check("diff", "--name-only", "-z", "--no-renames", base, commit, "--",
+                            *prefixes, echo=False)
+        return [name for name in output.split("\0") if name]
 
     def describe_head(self) -> str:
         return self.check("log", "--oneline", "--no-decorate", "-1").strip()

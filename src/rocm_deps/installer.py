@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -31,15 +32,25 @@ from rocm_deps.model import (
     DependencyReport,
     InstallReport,
     InstallSettings,
+    LocalChanges,
     Override,
     PatchOutcome,
 )
 from rocm_deps.patches import probe_and_apply, sha256_of
 from rocm_deps.pip import editable_install_argv, editable_probe_argv, pip_environment
-from rocm_deps.record import Record, RecordFile, Request, tree_fingerprint
+from rocm_deps.record import (
+    ImageState,
+    ImageStateFile,
+    Record,
+    RecordFile,
+    Request,
+    tree_fingerprint,
+)
 from rocm_deps.runner import Runner
 
 ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"
+REPLAY_LABEL = "the image's local changes"
+REBUILD_NAMES_SHOWN = 5
 
 
 class StepFailed(Exception):
@@ -125,9 +136,12 @@ class Installer:
 
     def _locked_steps(self, clone: Clone, dependency: DependencyConfig, override: Override,
                       report: DependencyReport) -> None:
-        patches = self._patch_files(dependency)
+        image_file = ImageStateFile(clone.record.path.parent)
+        image = image_file.load()
+        patches = self._patch_files(dependency) + self._replay(dependency, image)
         request = self._request(dependency, override, patches)
         record = clone.record.load()
+        report.image_commit = image.commit if image else None
         if self._up_to_date(clone, dependency, override, request, record, patches):  # step 2
             assert record is not None
             report.state, report.commit = UP_TO_DATE, record.commit
@@ -140,6 +154,12 @@ class Installer:
                              f"to do")
             return
         with self._timed(report, "clean"):
+            if image is None:
+                image = self._capture_image(clone.git, image_file)
+                patches = self._patch_files(dependency) + self._replay(dependency, image)
+                request = self._request(dependency, override, patches)
+            report.image_commit = image.commit
+            report.discarded = self._discarded(clone.git, dependency)
             self._clean(clone)                                            # step 3
         with self._timed(report, "fetch"):
             report.fetch_attempts = self._fetch(clone.git, dependency, override)  # step 4
@@ -148,8 +168,11 @@ class Installer:
             self._update_submodules(clone.git, dependency)                # step 6
         with self._timed(report, "patch"):
             self._apply_patches(clone.git, dependency, patches, report)   # step 7
+        with self._timed(report, "prepare"):
+            self._prepare(dependency)                                     # step 8
         with self._timed(report, "pip"):
             self._pip_install(dependency, report)                         # step 9
+        self._rebuild_warning(clone.git, dependency, image, report)       # step 10
         report.state = PLANNED_INSTALL if self.dry_run else INSTALLED
         if not self.dry_run:
             clone.record.save(request, report.commit, tree_fingerprint(clone.git),
@@ -177,6 +200,85 @@ class Installer:
         self._pip_install(dependency, report)
         report.state, report.commit = PLANNED_INSTALL, override.sha
         report.clone_state = f"missing on this machine ({path})"
+
+    # step 3, before the reset: the image's commit and edits, and what the reset discards
+    def _capture_image(self, git: Git, image_file: ImageStateFile) -> ImageState:
+        head = git.commit_of("HEAD")
+        if head is None:
+            raise StepFailed("check", f"{git.path} has no commit checked out")
+        if self.dry_run:
+            return ImageState(head, None)
+        try:
+            diff = git.diff_against_head()
+        except GitError as error:
+            raise StepFailed("clean", error.message) from None
+        return image_file.capture(head, diff)
+
+    def _replay(self, dependency: DependencyConfig, image: ImageState | None) -> list[PatchFile]:
+        if dependency.local_changes != "reapply" or image is None or image.changes is None:
+            return []
+        return [PatchFile(REPLAY_LABEL, image.changes)]
+
+    def _discarded(self, git: Git, dependency: DependencyConfig) -> LocalChanges:
+        try:
+            changes = git.local_changes()
+        except GitError as error:
+            raise StepFailed("clean", error.message) from None
+        if changes:
+            names = [*changes.modified, *changes.deleted, *changes.untracked]
+            shown = ", ".join(names[:REBUILD_NAMES_SHOWN]) + (", …" if len(names) > 5 else "")
+            after = ("the image's tracked edits are replayed after checkout (local-changes = "
+                     "\"reapply\"); untracked files are not"
+                     if dependency.local_changes == "reapply" else
+                     f"to keep the image's edits, set `dependencies.{dependency.name}."
+                     f"local-changes = \"reapply\"` or redo them with `prepare`")
+            self.runner.warning(f"{dependency.name}: the reset before checkout discards local "
+                                f"changes in {dependency.path}: {changes.counts()} ({shown}); "
+                                f"{after}", title=f"rocm-deps: {dependency.name} local changes "
+                                                  f"discarded")
+        return changes
+
+    # step 8
+    def _prepare(self, dependency: DependencyConfig) -> None:
+        for argv in dependency.prepare:
+            if self.dry_run:
+                self.runner.echo_command(argv, dry_run=True)
+                continue
+            try:
+                result = process.run(argv, self.runner, cwd=dependency.path,
+                                     env=self._pip_env(dependency), capture=False)
+            except OSError as error:
+                raise StepFailed("prepare", f"cannot run `{shlex.join(argv)}` in "
+                                            f"{dependency.path}: {error.strerror or error}"
+                                 ) from None
+            if not result.ok:
+                raise StepFailed("prepare", f"`{shlex.join(argv)}` in {dependency.path} failed "
+                                            f"with exit code {result.returncode} (its output "
+                                            f"is above); pip was not run")
+
+    # step 10
+    def _rebuild_warning(self, git: Git, dependency: DependencyConfig, image: ImageState,
+                         report: DependencyReport) -> None:
+        if self.dry_run or not dependency.rebuild_paths or report.commit is None:
+            return
+        try:
+            files = git.changed_files(image.commit, report.commit, dependency.rebuild_paths)
+        except GitError as error:
+            self.runner.warning(f"{dependency.name}: cannot compare the rebuild paths with the "
+                                f"image's commit {image.commit[:12]}: {error.message}",
+                                title=f"rocm-deps: {dependency.name} rebuild check")
+            return
+        report.rebuild = tuple(files)
+        if files:
+            shown = ", ".join(files[:REBUILD_NAMES_SHOWN]) + (
+                ", …" if len(files) > REBUILD_NAMES_SHOWN else "")
+            self.runner.warning(
+                f"{dependency.name}: {len(files)} file(s) under "
+                f"{', '.join(dependency.rebuild_paths)} differ between the image's commit "
+                f"{image.commit[:12]} and {report.commit[:12]} ({shown}). `pip install -e "
+                f"--no-deps` does not rebuild these compiled parts: the image's build is what "
+                f"runs, not this commit's", title=f"rocm-deps: {dependency.name} compiled "
+                                                  f"parts not rebuilt")
 
     # step 1: the path must be the top of a git work tree
     def _open(self, dependency: DependencyConfig) -> Clone:
@@ -215,9 +317,18 @@ class Installer:
                  patches: list[PatchFile]) -> Request:
         return Request(tool=__version__, ref=override.ref, python=self._environment(),
                        install_dir=dependency.install_dir,
-                       pip_args=self.settings.config.install.pip_args,
+                       pip_args=self._pip_args(dependency),
                        patch_files=tuple((patch.label, sha256_of(patch.path))
-                                         for patch in patches))
+                                         for patch in patches),
+                       pip_env=dependency.pip_env, prepare=dependency.prepare)
+
+    def _pip_args(self, dependency: DependencyConfig | None) -> tuple[str, ...]:
+        extra = dependency.pip_args if dependency else ()
+        return (*self.settings.config.install.pip_args, *extra)
+
+    def _pip_env(self, dependency: DependencyConfig | None) -> dict[str, str]:
+        return {**pip_environment(self.settings.environ),
+                **dict(dependency.pip_env if dependency else ())}
 
     def _environment(self) -> str:
         """Where pip installs: the target's `sys.prefix` and version, asked of it. Two venvs
@@ -336,6 +447,8 @@ class Installer:
             outcome = probe_and_apply(git, patch.path, patch.label,
                                       skip_missing=dependency.on_missing_target == "skip")
             report.patches.append(outcome)  # recorded before a failure, so the report shows it
+            if patch.label == REPLAY_LABEL:
+                report.replayed = outcome.state
             tolerated = " (tolerated: on-missing-target = skip)" if outcome.tolerated else ""
             self.runner.info(f"patch {patch.label}: {outcome.state}{tolerated}")
             if outcome.state == APPLIED:
@@ -366,7 +479,7 @@ class Installer:
             self.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
             return
         directory = Path(dependency.path) / dependency.install_dir
-        self._pip("pip", directory, dependency.name)
+        self._pip("pip", directory, dependency.name, dependency)
         if not self.dry_run:
             report.version = self._installed_from(directory, dependency.name)
 
@@ -386,14 +499,14 @@ class Installer:
                          f"{directory}")
         return str(version)
 
-    def _pip(self, step: str, directory: Path, what: str) -> None:
+    def _pip(self, step: str, directory: Path, what: str,
+             dependency: DependencyConfig | None = None) -> None:
         argv = editable_install_argv(self.settings.python, directory,
-                                     self.settings.config.install.pip_args)
+                                     self._pip_args(dependency))
         if self.dry_run:
             self.runner.echo_command(argv, dry_run=True)
             return
-        result = process.run(argv, self.runner, env=pip_environment(self.settings.environ),
-                             capture=False)
+        result = process.run(argv, self.runner, env=self._pip_env(dependency), capture=False)
         if not result.ok:
             raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
                                    f"code {result.returncode} (pip's output is above); the "
@@ -448,6 +561,11 @@ def _environment_failure(error: OSError) -> str:
 
 def _patch_failure(dependency: DependencyConfig, outcome: PatchOutcome, commit: str) -> str:
     head = f"patch {outcome.patch} (sha256 {outcome.sha256}) at {dependency.name} {commit[:12]}"
+    if outcome.patch == REPLAY_LABEL:
+        return (f"{head}: the image's tracked edits, replayed because of `local-changes = "
+                f"\"reapply\"`, are {outcome.state} at this commit. Set `dependencies."
+                f"{dependency.name}.local-changes = \"discard\"` and redo what the image "
+                f"did with `prepare` commands that fit this commit")
     if outcome.state == MISSING_TARGET:
         return (f"{head}: it modifies {', '.join(outcome.missing)}, which does not exist at this "
                 f"commit, so the patch is probably obsolete for this ref. Update or drop the "

@@ -52,7 +52,7 @@ UP_TO_DATE: DependencyState = "up-to-date"
 FAILED: DependencyState = "failed"
 PLANNED_INSTALL: DependencyState = "planned"
 
-PHASES = ("clean", "fetch", "checkout", "patch", "pip")
+PHASES = ("clean", "fetch", "checkout", "patch", "prepare", "pip")
 # Findings reported one by one (annotations, summary, report); the rest are counted.
 MAX_FINDINGS = 1000
 OUTPUT_FORMATS = ("text", "json")
@@ -266,6 +266,32 @@ class PatchOutcome:
         return self.state in (APPLIED, ALREADY_PRESENT, PLANNED) or self.tolerated
 
 
+NAMES_SHOWN = 20  # file names listed per kind in reports; all are counted
+
+
+@dataclass(frozen=True)
+class LocalChanges:
+    """What `git reset --hard` + `git clean -fd` discard from a clone (DESIGN §6 step 3)."""
+
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    untracked: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.modified or self.deleted or self.untracked)
+
+    def counts(self) -> str:
+        parts = [f"{len(names)} {kind}" for kind, names in (
+            ("modified", self.modified), ("deleted", self.deleted),
+            ("untracked", self.untracked)) if names]
+        return ", ".join(parts) or "none"
+
+    def to_json(self) -> dict[str, Any]:
+        return {kind: {"count": len(names), "names": list(names[:NAMES_SHOWN])}
+                for kind, names in (("modified", self.modified), ("deleted", self.deleted),
+                                    ("untracked", self.untracked))}
+
+
 @dataclass
 class DependencyReport:
     name: str
@@ -281,10 +307,18 @@ class DependencyReport:
     fetch_attempts: int = 0
     clone_state: str | None = None  # after a failed patch: what the clone was left as
     version: str | None = None  # what the interpreter reports after the install
+    image_commit: str | None = None  # the commit the image left the clone at
+    discarded: LocalChanges | None = None  # what this run's reset discarded
+    replayed: str | None = None  # the image's tracked edits, replayed: the probe's state
+    rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
 
     def to_json(self) -> dict[str, Any]:
         return {
             "source": self.source, "ref": self.ref, "sha": self.commit or self.sha,
+            "image_commit": self.image_commit,
+            "local_changes": {"discarded": self.discarded.to_json() if self.discarded
+                              is not None else None, "replayed": self.replayed},
+            "rebuild": {"count": len(self.rebuild), "files": list(self.rebuild[:NAMES_SHOWN])},
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
             "clone_state": self.clone_state, "version": self.version,
             "fetch_attempts": self.fetch_attempts,
@@ -356,6 +390,7 @@ class InstallSettings:
 class DemoSettings:
     keep: bool
     output_format: str
+    scenario: str  # a key of commands.demo.SCENARIOS
     python: str  # the interpreter that runs the tool (and builds the sandbox's venv)
     temporary_directory: Path
     environ: Mapping[str, str] = field(default_factory=dict)

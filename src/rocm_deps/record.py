@@ -32,11 +32,15 @@ class Request:
     install_dir: str
     pip_args: tuple[str, ...]
     patch_files: tuple[tuple[str, str], ...]  # (label, sha256)
+    pip_env: tuple[tuple[str, str], ...] = ()
+    prepare: tuple[tuple[str, ...], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"tool": self.tool, "ref": self.ref, "python": self.python,
                 "install_dir": self.install_dir, "pip_args": list(self.pip_args),
-                "patch_files": [list(pair) for pair in self.patch_files]}
+                "patch_files": [list(pair) for pair in self.patch_files],
+                "pip_env": [list(pair) for pair in self.pip_env],
+                "prepare": [list(argv) for argv in self.prepare]}
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,41 @@ class RecordFile:
         document = json.loads(self.path.read_text(encoding="utf-8"))
         document["workspace"] = {"path": str(workspace), "state": state}
         self.path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+
+
+IMAGE_STATE_NAME = "rocm-deps-image.json"
+IMAGE_CHANGES_NAME = "rocm-deps-image-changes.patch"
+
+
+@dataclass(frozen=True)
+class ImageState:
+    """The clone as the image left it, captured the first time this tool resets it (later
+    runs find their own earlier install there): its commit, and its tracked edits as a
+    binary patch beside this file (None when there were none)."""
+
+    commit: str
+    changes: Path | None
+
+
+class ImageStateFile:
+    def __init__(self, git_dir: Path) -> None:
+        self.path = git_dir / IMAGE_STATE_NAME
+        self.changes = git_dir / IMAGE_CHANGES_NAME
+
+    def load(self) -> ImageState | None:
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+            commit = str(document["commit"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return ImageState(commit, self.changes if document.get("changes") else None)
+
+    def capture(self, commit: str, diff: str) -> ImageState:
+        if diff:
+            self.changes.write_text(diff, encoding="utf-8", errors="surrogateescape")
+        self.path.write_text(json.dumps({"commit": commit, "changes": bool(diff)}) + "\n",
+                             encoding="utf-8")
+        return ImageState(commit, self.changes if diff else None)
 
 
 def tree_fingerprint(git: Git) -> str:

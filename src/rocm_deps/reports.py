@@ -9,7 +9,9 @@ import json
 from rocm_deps.config import Config
 from rocm_deps.model import (
     MAX_FINDINGS,
+    NAMES_SHOWN,
     PHASES,
+    DependencyReport,
     InstallReport,
     ResolveReport,
     overrides_to_json,
@@ -138,16 +140,60 @@ def install_summary(report: InstallReport) -> str:
         patches = ", ".join(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}" for o in dep.patches)
         seconds = [f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES]
         state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
-        rows.append([name, dep.source, markdown_cell(dep.ref), markdown_cell(dep.commit),
-                     markdown_cell(dep.version), markdown_cell(patches), state, *seconds])
-    lines.append(markdown_table(["dependency", "source", "ref", "SHA", "version", "patches",
-                                 "state", *(f"{phase} s" for phase in PHASES)], rows))
+        rows.append([name, dep.source, markdown_cell(dep.ref), _commits(dep),
+                     markdown_cell(dep.version), markdown_cell(patches), _local_changes(dep),
+                     f"{len(dep.rebuild)} file(s) not rebuilt" if dep.rebuild else "", state,
+                     *seconds])
+    lines.append(markdown_table(["dependency", "source", "ref", "image → commit", "version",
+                                 "patches", "local changes", "compiled parts", "state",
+                                 *(f"{phase} s" for phase in PHASES)], rows))
     lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
                   f"{escape_markdown(report.workspace)}."]
+    lines += _details(report)
     errors = [f"{name}: {dep.error}" for name, dep in report.dependencies.items() if dep.error]
     if errors:
         lines += ["", "#### Errors", "", markdown_code_block(errors)]
     return "\n".join(lines)
+
+
+def _commits(dep: DependencyReport) -> str:
+    new = markdown_cell(dep.commit[:12] if dep.commit else None)
+    if dep.image_commit is None:
+        return new
+    return f"{markdown_cell(dep.image_commit[:12])} → {new or '?'}"
+
+
+def _local_changes(dep: DependencyReport) -> str:
+    parts = []
+    if dep.discarded is not None:
+        parts.append(f"discarded: {dep.discarded.counts()}")
+    if dep.replayed is not None:
+        parts.append(f"image's edits replayed: {dep.replayed}")
+    return "; ".join(parts)
+
+
+def _details(report: InstallReport) -> list[str]:
+    """The file names behind the table's counts: what the reset discarded, what was not
+    rebuilt. Names come from the clone, so they are shown verbatim in a code block."""
+    lines = []
+    for name, dep in report.dependencies.items():
+        if dep.discarded:
+            names = ([f"modified  {n}" for n in dep.discarded.modified]
+                     + [f"deleted   {n}" for n in dep.discarded.deleted]
+                     + [f"untracked {n}" for n in dep.discarded.untracked])
+            lines += ["", f"#### {name}: local changes the reset discarded", "",
+                      markdown_code_block(names[:NAMES_SHOWN] + (
+                          [f"… and {len(names) - NAMES_SHOWN} more"]
+                          if len(names) > NAMES_SHOWN else []))]
+        if dep.rebuild:
+            lines += ["", f"#### {name}: compiled parts not rebuilt", "",
+                      f"{len(dep.rebuild)} file(s) under the rebuild paths differ from the "
+                      f"image's commit; `pip install -e --no-deps` does not rebuild them, so "
+                      f"the image's build is used:", "",
+                      markdown_code_block(list(dep.rebuild[:NAMES_SHOWN]) + (
+                          [f"… and {len(dep.rebuild) - NAMES_SHOWN} more"]
+                          if len(dep.rebuild) > NAMES_SHOWN else []))]
+    return lines
 
 
 def install_text(report: InstallReport) -> str:

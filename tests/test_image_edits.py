@@ -1,0 +1,176 @@
+"""The image's own build (DESIGN §6 steps 3, 8, 9, 10): what the reset discards, replaying
+it, `prepare`, `pip-env` and `pip-args` per dependency, and the rebuild warning, on the
+sandbox whose SGLang clone carries the image's edits (pyproject swap, untracked config)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rocm_deps import sandbox
+from rocm_deps.sandbox import Sandbox
+from tests.conftest import Cli, CliResult, git, installed_version, overrides
+
+SWAPPED = "python/pyproject.toml"
+ROCM_NOTE = sandbox.ROCM_PYPROJECT_NOTE
+
+
+def configure(box: Sandbox, sglang: str) -> None:
+    """Extra keys for `[dependencies.sglang]` in the sandbox's config."""
+    text = box.config.read_text()
+    box.config.write_text(text.replace("[dependencies.sglang]\n",
+                                       f"[dependencies.sglang]\n{sglang}\n", 1))
+
+
+def install(cli: Cli, box: Sandbox, ref: str = "refs/pull/101/head") -> CliResult:
+    return cli("install", "--config", str(box.config), "--overrides", overrides(sglang=ref),
+               "--workspace", str(box.workspace), "--python", box.python)
+
+
+def sglang_report(result: CliResult) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(result.outputs["report"])["dependencies"]["sglang"]
+    return report
+
+
+def annotations(result: CliResult, title: str) -> list[str]:
+    return [line for line in result.stderr.splitlines()
+            if line.startswith(f"::warning title=rocm-deps%3A {title}")]
+
+
+def test_the_reset_reports_what_it_discards(cli: Cli, box: Sandbox) -> None:
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    report = sglang_report(result)
+    assert report["image_commit"] == box.commits["sglang"]["baked"]
+    assert report["local_changes"] == {"replayed": None, "discarded": {
+        "modified": {"count": 1, "names": [SWAPPED]},
+        "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
+        "untracked": {"count": 1, "names": [sandbox.IMAGE_CONFIG_FILE]}}}
+    [warning] = annotations(result, "sglang local changes discarded")
+    assert "1 modified, 1 deleted, 1 untracked" in warning and 'local-changes = \\"reapply\\"' not in warning
+    assert "local-changes = " in warning and "prepare" in warning
+    # The summary counts them and lists the names.
+    assert "discarded: 1 modified, 1 deleted, 1 untracked" in result.summary
+    assert f"modified  {SWAPPED}" in result.summary
+    assert f"untracked {sandbox.IMAGE_CONFIG_FILE}" in result.summary
+    # Discarded for real: the default is discard.
+    assert ROCM_NOTE not in (box.baked["sglang"] / SWAPPED).read_text()
+    assert not (box.baked["sglang"] / sandbox.IMAGE_CONFIG_FILE).exists()
+    # The compiled part is ignored build output: `clean -fd` keeps it, and nothing lists it.
+    assert (box.baked["sglang"] / sandbox.COMPILED_PART).exists()
+
+
+def test_reapply_replays_the_images_tracked_edits_and_reruns_are_up_to_date(
+        cli: Cli, box: Sandbox) -> None:
+    configure(box, 'local-changes = "reapply"')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    report = sglang_report(result)
+    assert report["local_changes"]["replayed"] == "applied"
+    assert report["patches"]["the image's local changes"]["state"] == "applied"
+    assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == box.commits["sglang"]["pr"]
+    assert "image's edits replayed: applied" in result.summary
+    again = install(cli, box)
+    assert again.code == 0, again.stderr
+    assert sglang_report(again)["state"] == "up-to-date"
+    # A different ref later replays the edits captured from the image, not this run's tree.
+    other = install(cli, box, "main")
+    assert other.code == 0, other.stderr
+    assert sglang_report(other)["local_changes"]["replayed"] == "applied"
+    assert sglang_report(other)["image_commit"] == box.commits["sglang"]["baked"]
+    assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+
+
+def test_a_replay_that_no_longer_fits_fails_with_the_fix(cli: Cli, box: Sandbox) -> None:
+    kernels = box.baked["sglang"] / sandbox.KERNEL_SOURCE
+    kernels.write_text("// kernels, tuned by the image build\n")  # the PR changes this file
+    configure(box, 'local-changes = "reapply"')
+    result = install(cli, box)
+    assert result.code == 1
+    report = sglang_report(result)
+    assert (report["state"], report["failed_step"]) == ("failed", "patch")
+    assert report["local_changes"]["replayed"] == "incompatible"
+    assert 'local-changes = "discard"' in report["error"] and "prepare" in report["error"]
+    assert report["clone_state"].endswith("without patches")
+
+
+def test_prepare_redoes_the_pyproject_swap_before_pip(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+    echoed = [line for line in result.stderr.splitlines() if line.startswith("+ ")]
+    mv = echoed.index("+ mv python/pyproject_other.toml python/pyproject.toml")
+    pip = next(i for i, line in enumerate(echoed) if " -m pip install -e " in line)
+    apply = max(i for i, line in enumerate(echoed) if " apply " in line or " checkout " in line)
+    assert apply < mv < pip
+    assert "prepare" in sglang_report(result)["seconds"]
+
+
+def test_a_failing_prepare_command_stops_before_pip(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'prepare = [["mv", "python/no-such-file", "python/pyproject.toml"]]')
+    result = install(cli, box)
+    assert result.code == 1
+    report = sglang_report(result)
+    assert (report["state"], report["failed_step"]) == ("failed", "prepare")
+    assert report["error"].startswith("`mv python/no-such-file python/pyproject.toml` in ")
+    assert "failed with exit code 1" in report["error"] and "pip was not run" in report["error"]
+    assert " -m pip install -e " not in result.stderr
+    missing = box.config.read_text().replace("python/no-such-file", "x").replace(
+        '["mv", "x", "python/pyproject.toml"]', '["no-such-program-rocm-deps"]')
+    box.config.write_text(missing)
+    result = install(cli, box)
+    assert (result.code, sglang_report(result)["failed_step"]) == (1, "prepare")
+    assert "cannot run `no-such-program-rocm-deps`" in sglang_report(result)["error"]
+
+
+def test_pip_env_and_pip_args_reach_this_dependencys_pip_only(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'pip-env = {SETUPTOOLS_SCM_PRETEND_VERSION = "9.9.9"}\n'
+                   'pip-args = ["--no-cache-dir"]')
+    result = cli("install", "--config", str(box.config), "--overrides",
+                 overrides(sglang="refs/pull/101/head", megatron="refs/pull/202/head"),
+                 "--workspace", str(box.workspace), "--python", box.python)
+    assert result.code == 0, result.stderr
+    assert installed_version(box, "sglang") == "9.9.9"
+    pips = [line for line in result.stderr.splitlines() if " -m pip install -e " in line]
+    assert [line.endswith("--no-build-isolation --no-cache-dir") for line in pips] == [
+        True, False]
+
+
+def test_rebuild_warning_names_compiled_parts_the_new_commit_changes(
+        cli: Cli, box: Sandbox) -> None:
+    result = install(cli, box)  # PR 101 changes a kernel the image compiled
+    assert result.code == 0, result.stderr
+    assert sglang_report(result)["rebuild"] == {"count": 1, "files": [sandbox.KERNEL_SOURCE]}
+    [warning] = annotations(result, "sglang compiled parts not rebuilt")
+    assert (f"1 file(s) under sgl-kernel/, python/sglang/kernels/aot/, sgl-model-gateway/ "
+            f"differ between the image's commit {box.commits['sglang']['baked'][:12]}") in warning
+    assert "the image's build is what runs" in warning
+    assert "1 file(s) not rebuilt" in result.summary
+    quiet = install(cli, box, "main")  # main changes no compiled part
+    assert quiet.code == 0, quiet.stderr
+    assert sglang_report(quiet)["rebuild"] == {"count": 0, "files": []}
+    assert annotations(quiet, "sglang compiled parts not rebuilt") == []
+
+
+def test_rebuild_paths_are_configurable(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'rebuild-paths = ["python/"]')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert sglang_report(result)["rebuild"]["files"] == ["python/sglang/changes.py"]
+
+
+def test_dry_run_lists_the_discard_and_the_prepare_plan(cli: Cli, box: Sandbox,
+                                                        tmp_path: Path) -> None:
+    configure(box, 'prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]')
+    before = (box.baked["sglang"] / SWAPPED).read_text()
+    result = cli("install", "--config", str(box.config), "--overrides",
+                 overrides(sglang="refs/pull/101/head"), "--workspace", str(box.workspace),
+                 "--python", box.python, "--dry-run")
+    assert result.code == 0, result.stderr
+    assert "[dry-run] + mv python/pyproject_other.toml python/pyproject.toml" in result.stderr
+    assert sglang_report(result)["local_changes"]["discarded"]["modified"]["count"] == 1
+    assert (box.baked["sglang"] / SWAPPED).read_text() == before
+    assert not (box.baked["sglang"] / ".git" / "rocm-deps-image.json").exists()
