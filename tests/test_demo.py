@@ -6,35 +6,84 @@ drives are real child processes of the command line, as in a workflow.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rocm_deps import sandbox
 from rocm_deps.main import main
 
 
-def test_demo_runs_resolve_then_install_and_cleans_up(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["demo"], {**os.environ, "TMPDIR": str(tmp_path)})
+def json_documents(text: str) -> list[dict[str, Any]]:
+    """The JSON reports the demo's steps print on stdout, one after the other."""
+    decoder, documents, position = json.JSONDecoder(), [], 0
+    while position < len(text):
+        if text[position].isspace():
+            position += 1
+            continue
+        document, position = decoder.raw_decode(text, position)
+        documents.append(document)
+    return documents
+
+
+def run_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+             *arguments: str) -> tuple[int, str, list[dict[str, Any]]]:
+    code = main(["demo", "--format", "json", *arguments], {**os.environ, "TMPDIR": str(tmp_path)})
     captured = capsys.readouterr()
-    log = captured.out + captured.err
+    return code, captured.err, json_documents(captured.out)
+
+
+def test_demo_shows_the_real_worlds_effects_and_cleans_up(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, log, (resolved, installed) = run_demo(tmp_path, capsys)
     assert code == 0, log[-3000:]
-    assert "megatron: refs/pull/202/head (from body, line 5: #202)" in captured.out
-    assert "patch docker/amd_patch/latest/megatron.patch: applied" in log
-    assert "megatron: installed " in captured.out and "workspace: disabled" in captured.out
+    assert {name: o["ref"] for name, o in resolved["overrides"].items()} == {
+        "sglang": "refs/pull/101/head", "megatron": "refs/pull/203/head"}
+    sglang, megatron = installed["dependencies"]["sglang"], installed["dependencies"]["megatron"]
+    # The version comes from git: one commit past the v0.3.0 tag, at the PR's commit (dirty:
+    # the `prepare` command swapped the pyproject, as the image did).
+    assert re.fullmatch(rf"0\.3\.1\.dev1\+g{sglang['sha'][:9]}\.d[0-9]{{8}}",
+                        sglang["version"]), sglang["version"]
+    assert sglang["image_commit"] != sglang["sha"]
+    assert sglang["local_changes"]["discarded"] == {
+        "modified": {"count": 1, "names": ["python/pyproject.toml"]},
+        "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
+        "untracked": {"count": 1, "names": [sandbox.IMAGE_CONFIG_FILE]}}
+    assert sglang["rebuild"] == {"count": 1, "files": [sandbox.KERNEL_SOURCE]}
+    assert "+ mv python/pyproject_other.toml python/pyproject.toml" in log
+    # Megatron-LM: a PR off a base older than the image's, the ROCm patch applied on it.
+    assert (megatron["state"], megatron["version"]) == ("installed", "0.2.1.dev203")
+    assert megatron["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == "applied"
+    assert installed["workspace"] == "installed"  # the default, workspace-install = true
+    # The job summaries, printed as GitHub would render them.
     assert "### rocm-deps resolve" in log and "### rocm-deps install" in log
-    assert "| sglang | image baseline |" in log  # not named: untouched
-    # sglang keeps the image's version (from git; the image's edits make it dirty), megatron
-    # is at the PR head.
-    assert re.search(r"versions in the target interpreter: \{'sglang': '0\.2\.1\.dev3\+g[0-9a-f]+"
-                     r"\.d[0-9]{8}', 'megatron': '0\.3\.1\.dev202'\}", log), log[-2000:]
-    sandbox = re.search(r"building the sandbox in (\S+)", log)
-    assert sandbox is not None and Path(sandbox.group(1)).parent == tmp_path
+    assert "#### sglang: compiled parts not rebuilt" in log
+    assert "sglang: the reset before checkout discards local changes in " in log
+    sandbox_root = re.search(r"building the sandbox in (\S+)", log)
+    assert sandbox_root is not None and Path(sandbox_root.group(1)).parent == tmp_path
     assert list(tmp_path.iterdir()) == []  # removed afterwards
+
+
+def test_demo_missing_target_scenario_fails_with_the_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, log, (resolved, installed) = run_demo(tmp_path, capsys, "--scenario", "missing-target")
+    assert code == 1
+    assert list(resolved["overrides"]) == ["megatron"]
+    megatron = installed["dependencies"]["megatron"]
+    assert (megatron["state"], megatron["failed_step"]) == ("failed", "patch")
+    assert megatron["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == (
+        "missing-target")
+    assert (f"it modifies {sandbox.ROCM_TARGET}, which does not exist at this commit"
+            in megatron["error"])
+    assert 'set `dependencies.megatron.on-missing-target = "skip"`' in megatron["error"]
+    assert installed["workspace"] == "skipped (a dependency failed)"
+    assert "| megatron | body | `refs/pull/204/head` |" in log
 
 
 def test_demo_command_line_as_a_process() -> None:
@@ -43,3 +92,5 @@ def test_demo_command_line_as_a_process() -> None:
     assert result.returncode == 0, result.stderr
     assert "--keep" in result.stdout
     assert "json prints the report on stdout" in result.stdout  # --format has its help
+    assert "missing-target: a Megatron-LM pull request deleted the file" in " ".join(
+        result.stdout.split())

@@ -55,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run resolve then install in a throw-away sandbox")
     demo.add_argument("--keep", action="store_true", help="keep the sandbox directory")
+    demo.add_argument("--scenario", choices=("pull-requests", "missing-target"),
+                      default="pull-requests",
+                      help="pull-requests (default): SGLang and Megatron-LM pull requests "
+                           "install; missing-target: a Megatron-LM pull request deleted the "
+                           "file the ROCm patch changes, and install says how to fix it")
     _format(demo)
     return parser
 

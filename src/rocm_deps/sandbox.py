@@ -143,6 +143,9 @@ PATCH_LABEL = "docker/amd_patch/latest/megatron.patch"
 ROCM_PYPROJECT_NOTE = "# ROCm build: the pyproject the image swaps in (one Rust extension)\n"
 IMAGE_CONFIG_FILE = "python/sglang/srt/layers/moe/configs/MI300X_VF.json"
 COMPILED_PART = "sgl-kernel/build/sgl_kernel_rocm.so"
+KERNEL_SOURCE = "sgl-kernel/csrc/kernels.cu"  # SGLang's PR changes it: a rebuild warning
+# The demo's workspace: the framework whose CI this is, installed after its dependencies.
+WORKSPACE_PACKAGE = "miles"
 
 # setuptools-scm and what its `get_version` imports (not setuptools: only its setuptools
 # integration needs that, and it is most of the download), installed without resolving.
@@ -165,7 +168,9 @@ class PackageSpec:
     distribution: str  # pip distribution name
     package: str       # import name
     install_dir: str   # "." or "python"
-    pr_number: int     # the PR branched off main; pr_number + 1 branches off an older base
+    # The PR branched off main; pr_number + 1 branches off an older base; pr_number + 2
+    # (Megatron-LM) deletes the file the ROCm patch targets, as upstream did.
+    pr_number: int
     versioned_by_git: bool = False
 
 
@@ -209,7 +214,8 @@ class Builder:
         self.git(repository, "commit", "-q", "-m", message)
         return self.git(repository, "rev-parse", "HEAD")
 
-    def write_package(self, checkout: Path, spec: PackageSpec, version: str) -> None:
+    @staticmethod
+    def write_package(checkout: Path, spec: PackageSpec, version: str) -> None:
         """The package at `checkout`; `version` is its static version (unused when the
         version comes from git)."""
         package_root = checkout / spec.install_dir
@@ -290,6 +296,9 @@ class Builder:
         self.git(origin, "checkout", "-q", "--detach", "HEAD")
         if not spec.versioned_by_git:
             self.write_package(origin, spec, f"0.3.1.dev{spec.pr_number}")
+        else:  # SGLang's PR changes a kernel the image compiled
+            with (origin / KERNEL_SOURCE).open("a", encoding="utf-8") as kernels:
+                kernels.write("// a faster kernel\n")
         commits["pr"] = self.change(origin, spec, "the unmerged change under test")
         self.git(origin, "update-ref", f"refs/pull/{spec.pr_number}/head", "HEAD")
         self.git(origin, "checkout", "-q", "--detach", commits["old_base"])
@@ -297,6 +306,13 @@ class Builder:
             self.write_package(origin, spec, f"0.2.1.dev{spec.pr_number + 1}")
         commits["pr_old_base"] = self.change(origin, spec, "a change on an old base")
         self.git(origin, "update-ref", f"refs/pull/{spec.pr_number + 1}/head", "HEAD")
+        if not spec.versioned_by_git:  # Megatron-LM: a PR that deletes the patch's target
+            self.git(origin, "checkout", "-q", "--detach", "main")
+            self.write_package(origin, spec, f"0.3.1.dev{spec.pr_number + 2}")
+            (origin / ROCM_TARGET).unlink()
+            commits["pr_target_deleted"] = self.commit(
+                origin, f"{spec.name}: remove the legacy fused kernels")
+            self.git(origin, "update-ref", f"refs/pull/{spec.pr_number + 2}/head", "HEAD")
         self.git(origin, "checkout", "-q", "main")
 
     def bake(self, origin: Path, checkout: Path, commit: str) -> None:
@@ -403,6 +419,12 @@ def build(root: Path, runner: Runner, environ: Mapping[str, str], *,
         f'# The build requirements are provided (see provide_build_requirements): no network.\n'
         f'pip-args = ["--no-build-isolation"]\n')
     return Sandbox(root, workspace, python, config, origins, baked, commits)
+
+
+def add_workspace_package(box: Sandbox) -> None:
+    """Make the workspace an installable package (the framework whose CI this is)."""
+    Builder.write_package(box.workspace, PackageSpec(WORKSPACE_PACKAGE, WORKSPACE_PACKAGE,
+                                                           WORKSPACE_PACKAGE, ".", 0), "0.1.0")
 
 
 def copy(box: Sandbox, destination: Path) -> Sandbox:

@@ -171,6 +171,7 @@ def find_python(requested: str | None, environ: Mapping[str, str],
 def demo_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
                   interpreter: Interpreter) -> DemoSettings:
     return DemoSettings(keep=arguments.keep, output_format=arguments.format,
+                        scenario=arguments.scenario,
                         python=interpreter.executable,
                         temporary_directory=Path(environ.get("TMPDIR") or tempfile.gettempdir()),
                         environ=dict(environ))

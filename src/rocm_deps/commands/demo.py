@@ -1,9 +1,15 @@
 """`rocm-deps demo`: resolve then install on an example PR body, in a throw-away sandbox.
 
-Shows the whole product on a machine with only Python and git: a PR body names Megatron-LM
-pull request #202; SGLang is not named and keeps the "image's" copy. Both steps run as real
-processes of the command line, and the `overrides` output of resolve reaches install the
-way it does between two jobs of a workflow: through `$GITHUB_OUTPUT`.
+Shows the whole product on a machine with only Python and git, in a sandbox shaped like the
+MI350 image (see sandbox.py): the PR body names an SGLang pull request that changes a
+kernel the image compiled and a Megatron-LM pull request branched off a base older than the
+image's commit. Install then shows SGLang's version computed from git, the image's edits the
+reset discards and the `prepare` command that redoes the pyproject swap, the rebuild
+warning, the ROCm patch, and the workspace installed last. `--scenario missing-target`
+names a Megatron-LM pull request that deleted the file the ROCm patch changes.
+
+Both steps run as real processes of the command line, and the `overrides` output of resolve
+reaches install the way it does between two jobs of a workflow: through `$GITHUB_OUTPUT`.
 """
 
 from __future__ import annotations
@@ -22,15 +28,43 @@ from rocm_deps.runner import Runner, parse_outputs
 EXAMPLE_BODY = """\
 ## Summary
 
-Test the ROCm suite against the unmerged Megatron-LM change.
+Test the ROCm suite against the unmerged SGLang and Megatron-LM changes.
 
-- ci-megatron-pr: #{pr}
+- ci-sglang-pr: #{sglang}
+- ci-megatron-pr: #{megatron}
 
 Examples in code blocks are not directives:
 
 ```
 ci-sglang-pr: #1234
 ```
+"""
+MISSING_TARGET_BODY = """\
+Megatron-LM removed the legacy fused kernels; does our CI still hold?
+
+ci-megatron-pr: #{megatron}
+"""
+SCENARIOS = {
+    "pull-requests": EXAMPLE_BODY.format(sglang=sandbox.SGLANG.pr_number,
+                                         megatron=sandbox.MEGATRON.pr_number + 1),
+    "missing-target": MISSING_TARGET_BODY.format(megatron=sandbox.MEGATRON.pr_number + 2),
+}
+# The configuration a Miles-like repository would use on the MI350 image: the defaults, the
+# sandbox's paths, and SGLang's pyproject swap redone after checkout.
+DEMO_CONFIG = """\
+[dependencies.sglang]
+path = "{sglang}"
+# SGLang's docker/rocm.Dockerfile swaps in the ROCm pyproject; the reset undoes it.
+prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]
+
+[dependencies.megatron]
+path = "{megatron}"
+
+[install]
+retry-min-seconds = 0
+retry-max-seconds = 0
+# The sandbox provides the build requirements (no network).
+pip-args = ["--no-build-isolation"]
 """
 
 
@@ -39,7 +73,11 @@ def run(settings: DemoSettings, runner: Runner) -> int:
     runner.info(f"building the sandbox in {root} (origins, baked clones, a target virtualenv)")
     try:
         box = sandbox.build(root, runner, settings.environ, python_for_venv=settings.python)
-        body = EXAMPLE_BODY.format(pr=sandbox.MEGATRON.pr_number)
+        sandbox.add_workspace_package(box)
+        config = root / "demo.toml"
+        config.write_text(DEMO_CONFIG.format(sglang=box.baked["sglang"],
+                                             megatron=box.baked["megatron"]), encoding="utf-8")
+        body = SCENARIOS[settings.scenario]
         event = box.event(body)
         runner.info(f"\n--- the PR body ---\n{body}")
         outputs, summary = root / "github_output", root / "step_summary.md"
@@ -48,12 +86,12 @@ def run(settings: DemoSettings, runner: Runner) -> int:
                     "GITHUB_EVENT_PATH": str(event)}
         step_env.pop("GITHUB_ACTIONS", None)
         runner.info("\n--- rocm-deps resolve ---")
-        code = _tool(settings, runner, step_env, "resolve", "--config", str(box.config))
+        code = _tool(settings, runner, step_env, "resolve", "--config", str(config))
         if code != EXIT_OK:
             return code
         overrides = parse_outputs(outputs.read_text(encoding="utf-8"))["overrides"]
         runner.info("\n--- rocm-deps install ---")
-        code = _tool(settings, runner, step_env, "install", "--config", str(box.config),
+        code = _tool(settings, runner, step_env, "install", "--config", str(config),
                      "--overrides", overrides, "--workspace", str(box.workspace),
                      "--python", box.python)
         runner.info("\n--- job summary (as GitHub would render it) ---")
