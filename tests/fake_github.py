@@ -25,6 +25,8 @@ class Repository:
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
+    # "base...head" -> the messages of the commits between them, oldest first
+    comparisons: dict[str, list[str]] = field(default_factory=dict)
 
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
                  body: str | None = None, base: str = "main", author: str = "MEMBER") -> None:
@@ -159,6 +161,19 @@ class FakeGitHub:
         kind, rest = parts[3], urllib.parse.unquote(parts[4])
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
             return 200, repository.pulls[int(rest)], {}
+        if kind == "compare" and rest in repository.comparisons:
+            base, head = rest.split("...")
+            return 200, {"status": "ahead", "base_commit": repository._commit(base),
+                         "merge_base_commit": repository._commit(base),
+                         "ahead_by": len(repository.comparisons[rest]), "behind_by": 0,
+                         "total_commits": len(repository.comparisons[rest]),
+                         "url": f"https://api.github.com/repos/{repository.full_name}/compare/"
+                                f"{rest}",
+                         "commits": [{**repository._commit(f"{index + 1:040x}"),
+                                      "commit": {"message": message}}
+                                     for index, message in
+                                     enumerate(repository.comparisons[rest])],
+                         "files": []}, {}
         if kind == "commits":
             status, payload = repository.resolve(rest)
             return status, payload, {}

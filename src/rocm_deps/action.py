@@ -14,11 +14,12 @@ from collections.abc import Mapping
 
 from rocm_deps.errors import EXIT_USAGE, UsageError
 from rocm_deps.main import main as cli_main
-from rocm_deps.model import BODY_SOURCES, parse_true_false
+from rocm_deps.model import BODY_SOURCES, MERGE_POLICIES, parse_true_false
 from rocm_deps.runner import format_command
 
-COMMANDS = ("resolve", "install")
+COMMANDS = ("resolve", "install", "merge-check")
 INSTALL_ONLY = ("overrides", "python", "workspace", "workspace-install")
+MERGE_CHECK_ONLY = ("policy",)
 TOKEN_VARIABLE = "INPUT_GITHUB_TOKEN"  # noqa: S105 - a variable name, not a secret
 
 
@@ -49,6 +50,12 @@ def boolean(environ: Mapping[str, str], name: str, default: bool) -> bool:
 
 def action_argv(environ: Mapping[str, str]) -> list[str]:
     command = choice(environ, "command", COMMANDS)
+    if command == "merge-check":
+        return merge_check_argv(environ)
+    misplaced = [name for name in MERGE_CHECK_ONLY if read_input(environ, name)]
+    if misplaced:
+        raise UsageError(f"Input '{misplaced[0]}' applies to `command: merge-check` only; "
+                         f"remove it from the {command} step.", title="rocm-deps: invalid input")
     argv = [command, "--body-source", choice(environ, "body-source", BODY_SOURCES, "event")]
     if read_input(environ, "github-token"):  # an empty input means: no token, no warning
         argv += ["--github-token-env", TOKEN_VARIABLE]
@@ -72,6 +79,25 @@ def action_argv(environ: Mapping[str, str]) -> list[str]:
         argv += ["--workspace-install", "true" if workspace_install else "false"]
     if dry_run:
         argv.append("--dry-run")
+    return argv
+
+
+def merge_check_argv(environ: Mapping[str, str]) -> list[str]:
+    given = [name for name in INSTALL_ONLY
+             if read_input(environ, name)]
+    if boolean(environ, "dry-run", False):
+        given.append("dry-run")
+    if choice(environ, "body-source", BODY_SOURCES, "event") != "event":
+        given.append("body-source")
+    if given:
+        raise UsageError(f"Input '{given[0]}' does not apply to `command: merge-check`; remove "
+                         f"it from the merge-check step.", title="rocm-deps: invalid input")
+    argv = ["merge-check", "--policy",
+            choice(environ, "policy", MERGE_POLICIES, "require-merged")]
+    if read_input(environ, "github-token"):
+        argv += ["--github-token-env", TOKEN_VARIABLE]
+    if read_input(environ, "config"):
+        argv += ["--config", read_input(environ, "config")]
     return argv
 
 

@@ -141,6 +141,25 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def commit_messages(self, repository: str, base: str, head: str) -> list[str]:
+        """The messages of the commits after `base` up to `head` (one compare request; its
+        first page holds up to 250 commits, more than a merge group has)."""
+        what = f"the commits {base[:12]}...{head[:12]} of {repository}"
+
+        def fetch() -> list[str]:
+            raw = _object(self.github.get_repo(repository).compare(base, head).raw_data, what)
+            commits = raw.get("commits")
+            if not isinstance(commits, list):
+                raise ApiError(f"the answer for {what} has no `commits` list")
+            messages = []
+            for entry in commits:
+                commit = _object(_object(entry, what).get("commit"), what)
+                message = commit.get("message")
+                messages.append(message if isinstance(message, str) else "")
+            return messages
+
+        return self._call(fetch, what)
+
     def _call(self, fetch: Callable[[], T], what: str) -> T:
         """`fetch` with an overall deadline: a server that sends a byte every few seconds
         never trips the per-read timeout, and must still not hold the job."""

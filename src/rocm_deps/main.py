@@ -19,7 +19,7 @@ from rocm_deps.errors import (
     FatalError,
     Interrupted,
 )
-from rocm_deps.model import BODY_SOURCES, DEFAULT_TRUSTED, OUTPUT_FORMATS
+from rocm_deps.model import BODY_SOURCES, DEFAULT_TRUSTED, MERGE_POLICIES, OUTPUT_FORMATS
 from rocm_deps.runner import Runner
 
 
@@ -52,6 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
                          help="print every command in order and change nothing")
     install.add_argument("--workspace-install", metavar="true|false",
                          help="override the config's install.workspace-install")
+
+    merge = commands.add_parser(
+        "merge-check", help="fail while a dependency pull request the description names is "
+                            "not merged (merge guard)")
+    _common(merge)
+    merge.add_argument("--event-path", metavar="F", type=Path,
+                       help="event payload JSON (default: $GITHUB_EVENT_PATH)")
+    merge.add_argument("--event-name", metavar="N",
+                       help="event name (default: $GITHUB_EVENT_NAME): pull_request, "
+                            "pull_request_target or merge_group")
+    merge.add_argument("--github-token-env", metavar="VAR",
+                       help="name of the environment variable holding a GitHub token")
+    merge.add_argument("--policy", choices=MERGE_POLICIES, default="require-merged",
+                       help="require-merged (default): fail while a named dependency pull "
+                            "request is open or closed unmerged; forbid-overrides: fail while "
+                            "anything is named; warn: annotate only")
 
     demo = commands.add_parser("demo", help="run resolve then install in a throw-away sandbox")
     demo.add_argument("--keep", action="store_true", help="keep the sandbox directory")
@@ -157,6 +173,10 @@ def _dispatch(arguments: argparse.Namespace, environ: Mapping[str, str], runner:
         return install.run(settings.install_settings(arguments, environ, resolve_settings,
                                                      cwd=Path.cwd(), interpreter=interpreter),
                            runner)
+    if arguments.command == "merge-check":
+        from rocm_deps.commands import merge_check
+
+        return merge_check.run(settings.merge_check_settings(arguments, environ), runner)
     from rocm_deps.commands import demo
 
     return demo.run(settings.demo_settings(arguments, environ, interpreter), runner)

@@ -373,6 +373,55 @@ class ResolveSettings:
     output_format: str = "text"
 
 
+MERGE_POLICIES = ("require-merged", "forbid-overrides", "warn")
+Verdict = Literal["pass", "fail", "warn"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One directive of one pull request, and what the policy says of it."""
+
+    pull: int | None  # the pull request whose description names it
+    dependency: str
+    raw: str
+    line: int
+    state: str  # merged, open, closed (unmerged), or what a non-PR value is
+    verdict: Verdict
+    reason: str
+
+
+@dataclass
+class MergeCheckReport:
+    policy: str
+    pulls: list[int] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors) or any(check.verdict == "fail" for check in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"policy": self.policy, "pulls": self.pulls, "failed": self.failed,
+                "checks": [{"pull": c.pull, "dependency": c.dependency, "value": c.raw,
+                            "line": c.line, "state": c.state, "verdict": c.verdict,
+                            "reason": c.reason} for c in self.checks],
+                "errors": [{"message": e.message, "line": e.line} for e in self.errors],
+                "notices": self.notices}
+
+
+
+@dataclass(frozen=True)
+class MergeCheckSettings:
+    config: Config
+    event_name: str = ""
+    event_path: Path | None = None
+    api: ApiSettings = ApiSettings()
+    policy: str = "require-merged"
+    output_format: str = "text"
+
+
 @dataclass(frozen=True)
 class InstallSettings:
     config: Config

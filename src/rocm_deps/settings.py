@@ -25,6 +25,7 @@ from rocm_deps.model import (
     ApiSettings,
     DemoSettings,
     InstallSettings,
+    MergeCheckSettings,
     Override,
     ResolveSettings,
     overrides_from_json,
@@ -62,14 +63,33 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
         event_path=event_path,
         inputs=check_input_names(parse_inputs(arguments.input), config),
         body_file=arguments.body_file,
-        api=ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
-                        packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
-                        uv=shutil.which("uv", path=environ.get("PATH", os.defpath))),
+        api=_api_settings(environ, token),
         body_source=arguments.body_source,
         trusted_associations=tuple(
             item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),
         output_format=arguments.format,
     )
+
+
+def merge_check_settings(arguments: argparse.Namespace,
+                         environ: Mapping[str, str]) -> MergeCheckSettings:
+    token = None
+    if arguments.github_token_env:
+        token = environ.get(arguments.github_token_env, "").strip() or None
+    event_path = arguments.event_path or (
+        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
+    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
+    _check_event_pair(event_path, event_name, None)
+    return MergeCheckSettings(
+        config=load_config(arguments.config), event_name=event_name, event_path=event_path,
+        api=_api_settings(environ, token), policy=arguments.policy,
+        output_format=arguments.format)
+
+
+def _api_settings(environ: Mapping[str, str], token: str | None) -> ApiSettings:
+    return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
+                       packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
+                       uv=shutil.which("uv", path=environ.get("PATH", os.defpath)))
 
 
 def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path | None) -> None:

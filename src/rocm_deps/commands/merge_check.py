@@ -1,0 +1,27 @@
+"""`rocm-deps merge-check`: the merge guard (DESIGN §5). Fails while a dependency pull request
+the description names is not merged, so the default branch never silently loses it."""
+
+from __future__ import annotations
+
+import json
+
+from rocm_deps import reports
+from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
+from rocm_deps.merge_guard import check
+from rocm_deps.model import MergeCheckSettings
+from rocm_deps.on_demand import ensure_github
+from rocm_deps.runner import Runner
+
+
+def run(settings: MergeCheckSettings, runner: Runner) -> int:
+    if settings.api.token:
+        ensure_github(settings.api, runner)
+    report = check(settings)
+    reports.annotate_merge_check(report, runner)
+    runner.set_outputs({"report": reports.compact_json(report.to_json())})
+    runner.add_summary(reports.merge_check_summary(report))
+    if settings.output_format == "json":
+        runner.report(json.dumps(report.to_json(), indent=2))
+    else:
+        runner.report(reports.merge_check_text(report))
+    return EXIT_FAILURE if report.failed else EXIT_OK

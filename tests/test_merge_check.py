@@ -1,0 +1,199 @@
+"""`rocm-deps merge-check` (the merge guard) against the local API stand-in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from rocm_deps.action import action_argv
+from rocm_deps.errors import UsageError
+from tests.conftest import Cli, CliResult, EventWriter
+from tests.fake_github import FakeGitHub
+
+TOKEN = "ghp_rocmdepsMERGEtoken0123456789abcdef"
+BASE = "b" * 40
+HEAD = "c" * 40
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        sglang = fake.repository("sgl-project/sglang")
+        sglang.add_pull(101, "1" * 40, state="closed", merged=True)
+        sglang.add_pull(102, "2" * 40)  # open
+        sglang.add_pull(103, "3" * 40, state="closed", merged=False)
+        megatron = fake.repository("radixark/Megatron-LM")
+        megatron.add_pull(202, "4" * 40)  # open
+        miles = fake.repository("radixark/miles")
+        miles.add_pull(11, "5" * 40, body="Needs the SGLang fix.\n\nci-sglang-pr: #101\n")
+        miles.add_pull(12, "6" * 40, body="- ci-megatron-pr: #202\n")
+        miles.comparisons[f"{BASE}...{HEAD}"] = [
+            "Merge pull request #11 from radixark/fix\n\nNeeds the SGLang fix.",
+            "Add the ROCm suite (#12)"]
+        yield fake
+
+
+class MergeCheck(Protocol):
+    def __call__(self, body: str | None = None, *extra: str,
+                 payload: Mapping[str, object] | None = None, event: str = "pull_request",
+                 token: bool = True) -> CliResult: ...
+
+
+@pytest.fixture
+def merge_check(cli: Cli, tmp_path: Path, write_event: EventWriter,
+                github: FakeGitHub) -> MergeCheck:
+    def invoke(body: str | None = None, *extra: str,
+               payload: Mapping[str, object] | None = None, event: str = "pull_request",
+               token: bool = True) -> CliResult:
+        path = write_event(body, number=7, repository="radixark/miles", payload=payload)
+        config = tmp_path / "api.toml"
+        config.write_text("[api]\ntimeout-seconds = 2\nbackoff-seconds = 0\n")
+        argv = ["merge-check", "--event-name", event, "--event-path", path,
+                "--config", str(config), "--format", "json", *extra]
+        if token:
+            argv += ["--github-token-env", "TEST_GITHUB_TOKEN"]
+        return cli(*argv, env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+
+    return invoke
+
+
+def report_of(result: CliResult) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(result.outputs["report"])
+    assert json.loads(result.stdout) == report
+    return report
+
+
+def verdicts(result: CliResult) -> list[tuple[str, str, str]]:
+    return [(check["dependency"], check["state"], check["verdict"])
+            for check in report_of(result)["checks"]]
+
+
+def test_a_merged_dependency_pull_request_passes(merge_check: MergeCheck,
+                                                 github: FakeGitHub) -> None:
+    result = merge_check("ci-sglang-pr: #101")
+    assert result.code == 0, result.stderr
+    assert verdicts(result) == [("sglang", "merged", "pass")]
+    assert github.requests == ["/api/v3/repos/sgl-project/sglang/pulls/101"]
+    assert ("::notice title=rocm-deps%3A merge check::pull request #7, line 1: "
+            "`ci-sglang-pr: #101`: sgl-project/sglang#101 is merged") in result.stderr
+    assert "### rocm-deps merge-check (require-merged): passes" in result.summary
+
+
+def test_an_open_dependency_pull_request_blocks_the_merge(merge_check: MergeCheck) -> None:
+    result = merge_check("Testing against the fix.\n\nci-sglang-pr: #102\n")
+    assert result.code == 1
+    assert verdicts(result) == [("sglang", "open", "fail")]
+    [annotation] = [line for line in result.stderr.splitlines() if line.startswith("::error")]
+    assert annotation.startswith("::error title=rocm-deps%3A merge blocked by sglang::pull "
+                                 "request #7, line 3: `ci-sglang-pr: #102`: "
+                                 "sgl-project/sglang#102 is still open.")
+    assert "merge sgl-project/sglang#102 first" in annotation
+    assert "### rocm-deps merge-check (require-merged): **blocked**" in result.summary
+    assert "| #7 | sglang | `#102` | 3 | open | fail |" in result.summary
+
+
+def test_a_dependency_pull_request_closed_unmerged_blocks_the_merge(
+        merge_check: MergeCheck) -> None:
+    result = merge_check("ci-sglang-pr: #103")
+    assert result.code == 1
+    assert verdicts(result) == [("sglang", "closed (unmerged)", "fail")]
+    assert "was closed without being merged" in report_of(result)["checks"][0]["reason"]
+
+
+def test_a_sha_names_no_pull_request_and_passes_with_a_notice(
+        merge_check: MergeCheck, github: FakeGitHub) -> None:
+    result = merge_check(f"ci-megatron-pr: {'d' * 40}")
+    assert result.code == 0, result.stderr
+    assert verdicts(result) == [("megatron", "not a PR", "pass")]
+    assert github.requests == []
+    assert "names no pull request (not a PR); nothing to wait for" in result.stderr
+
+
+def test_forbid_overrides_fails_on_anything_named(merge_check: MergeCheck,
+                                                  github: FakeGitHub) -> None:
+    result = merge_check(f"ci-sglang-pr: #101\nci-megatron-pr: {'d' * 40}",
+                         "--policy", "forbid-overrides")
+    assert result.code == 1
+    assert verdicts(result) == [("sglang", "not asked", "fail"),
+                                ("megatron", "not a PR", "fail")]
+    assert github.requests == []  # the policy needs no API answer
+    assert result.stderr.count("::error title=rocm-deps%3A merge blocked by") == 2
+
+
+def test_warn_policy_annotates_and_passes(merge_check: MergeCheck) -> None:
+    result = merge_check("ci-sglang-pr: #102", "--policy", "warn")
+    assert result.code == 0, result.stderr
+    assert verdicts(result) == [("sglang", "open", "warn")]
+    assert "::warning title=rocm-deps%3A sglang not merged::" in result.stderr
+
+
+def test_nothing_named_passes_and_says_so(merge_check: MergeCheck) -> None:
+    result = merge_check("Just a refactor.")
+    assert result.code == 0, result.stderr
+    assert report_of(result)["notices"] == ["no directive names a dependency: nothing to wait for"]
+
+
+def test_an_invalid_directive_fails_as_resolve_would(merge_check: MergeCheck) -> None:
+    result = merge_check("ci-sglan-pr: #102")
+    assert result.code == 1
+    assert "`ci-sglan-pr` is not a known directive; did you mean `sglang`" in (
+        report_of(result)["errors"][0]["message"])
+
+
+def test_without_a_token_a_named_pull_request_cannot_be_checked(
+        merge_check: MergeCheck) -> None:
+    result = merge_check("ci-sglang-pr: #102", token=False)
+    assert result.code == 2
+    assert "asks the API whether sgl-project/sglang#102 is merged: set the `github-token` " \
+           "input" in result.stderr
+
+
+def test_a_merge_group_of_two_pull_requests_reads_both_current_bodies(
+        merge_check: MergeCheck, github: FakeGitHub) -> None:
+    payload = {"action": "checks_requested", "repository": {"full_name": "radixark/miles"},
+               "merge_group": {"head_sha": HEAD, "base_sha": BASE, "base_ref": "refs/heads/main",
+                               "head_ref": f"refs/heads/gh-readonly-queue/main/pr-12-{BASE}",
+                               "head_commit": {"id": HEAD, "message": "Add the ROCm suite (#12)"}}}
+    result = merge_check(payload=payload, event="merge_group")
+    assert result.code == 1
+    report = report_of(result)
+    assert report["pulls"] == [11, 12]
+    assert [(c["pull"], c["dependency"], c["state"], c["verdict"]) for c in report["checks"]] == [
+        (11, "sglang", "merged", "pass"), (12, "megatron", "open", "fail")]
+    assert github.requests == [
+        f"/api/v3/repos/radixark/miles/compare/{BASE}...{HEAD}",
+        "/api/v3/repos/radixark/miles/pulls/11", "/api/v3/repos/radixark/miles/pulls/12",
+        "/api/v3/repos/sgl-project/sglang/pulls/101",
+        "/api/v3/repos/radixark/Megatron-LM/pulls/202"]
+    assert "pull request #12, line 1: `ci-megatron-pr: #202`" in result.stderr
+
+
+def test_a_merge_group_without_a_queue_branch_is_an_error(merge_check: MergeCheck) -> None:
+    payload = {"repository": {"full_name": "radixark/miles"},
+               "merge_group": {"head_ref": "refs/heads/main", "head_sha": HEAD,
+                               "base_sha": BASE}}
+    result = merge_check(payload=payload, event="merge_group")
+    assert result.code == 1
+    assert "names no pull request" in result.stderr
+
+
+def test_the_action_passes_policy_to_merge_check_only() -> None:
+    environ = {"INPUT_COMMAND": "merge-check", "INPUT_POLICY": "warn",
+               "INPUT_GITHUB_TOKEN": TOKEN, "INPUT_TRUSTED_ASSOCIATIONS": "OWNER",
+               "INPUT_BODY_SOURCE": "event", "INPUT_DRY_RUN": "false"}
+    assert action_argv(environ) == ["merge-check", "--policy", "warn", "--github-token-env",
+                                    "INPUT_GITHUB_TOKEN"]
+    assert action_argv({**environ, "INPUT_POLICY": ""})[:3] == [
+        "merge-check", "--policy", "require-merged"]
+    with pytest.raises(UsageError, match="Input 'policy' has invalid value 'block'"):
+        action_argv({**environ, "INPUT_POLICY": "block"})
+    with pytest.raises(UsageError, match="Input 'overrides' does not apply to `command: "
+                                         "merge-check`"):
+        action_argv({**environ, "INPUT_OVERRIDES": "{}"})
+    with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check` "
+                                         "only; remove it from the resolve step"):
+        action_argv({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})
