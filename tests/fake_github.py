@@ -162,7 +162,7 @@ class FakeGitHub:
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
             return 200, repository.pulls[int(rest)], {}
         if kind == "compare" and rest in repository.comparisons:
-            base, head = rest.split("...")
+            base = rest.split("...")[0]
             return 200, {"status": "ahead", "base_commit": repository._commit(base),
                          "merge_base_commit": repository._commit(base),
                          "ahead_by": len(repository.comparisons[rest]), "behind_by": 0,
