@@ -269,3 +269,19 @@ def test_modules_in_the_workspace_and_python_variables_cannot_replace_the_tools(
     assert [line for line in printed(log) if "HOSTILE-" in line] == ["HOSTILE-json.py"]
     assert f"hostile installed=[{box.commits['megatron']['pr']}]" in printed(log)
     assert installed_version(box, "megatron-core") == MEGATRON_PR
+
+
+def test_the_projects_ci_self_test_job(tmp_path: Path, pip_cache: Path) -> None:
+    """`.github/workflows/ci.yml`'s self-test job as written: it builds the demo sandbox,
+    then resolves and installs through `uses: ./`, and checks the outputs itself."""
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    code, log = run_act(tmp_path, pip_cache, workflow, "push",
+                        {"ref": "refs/heads/main", "repository": {"full_name": "o/rocm-deps"}},
+                        "-j", "self-test")
+    assert code == 0, log[-4000:]
+    [passed] = [line for line in printed(log) if line.startswith("self-test passed:")]
+    assert passed.startswith("self-test passed: resolve skip_dependency_install=true; install "
+                             "megatron_sha=")
+    assert passed.endswith(
+        'patches={"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}')
+    assert "Job succeeded" in log
