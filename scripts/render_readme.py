@@ -41,7 +41,8 @@ def cell(text: object) -> str:
 def inputs_table(action: dict) -> str:
     rows = ["| input | default | description |", "|---|---|---|"]
     for name, spec in action["inputs"].items():
-        default = "(required)" if spec.get("required") else f"`{spec.get('default', '')}`"
+        value = spec.get("default", "")
+        default = "(required)" if spec.get("required") else (f"`{value}`" if value else "(empty)")
         rows.append(f"| `{name}` | {default} | {cell(spec.get('description', ''))} |")
     return "\n".join(rows)
 
