@@ -49,13 +49,7 @@ class Interpreter:
 
 
 def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) -> ResolveSettings:
-    token = None
-    if arguments.github_token_env:
-        token = environ.get(arguments.github_token_env, "").strip() or None
-    event_path = arguments.event_path or (
-        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
-    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
-    _check_event_pair(event_path, event_name, arguments.body_file)
+    event_name, event_path = _event(arguments, environ, arguments.body_file)
     config = load_config(arguments.config)
     return ResolveSettings(
         config=config,
@@ -63,7 +57,7 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
         event_path=event_path,
         inputs=check_input_names(parse_inputs(arguments.input), config),
         body_file=arguments.body_file,
-        api=_api_settings(environ, token),
+        api=_api_settings(arguments, environ),
         body_source=arguments.body_source,
         trusted_associations=tuple(
             item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),
@@ -73,20 +67,27 @@ def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) 
 
 def merge_check_settings(arguments: argparse.Namespace,
                          environ: Mapping[str, str]) -> MergeCheckSettings:
-    token = None
-    if arguments.github_token_env:
-        token = environ.get(arguments.github_token_env, "").strip() or None
-    event_path = arguments.event_path or (
-        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
-    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
-    _check_event_pair(event_path, event_name, None)
+    event_name, event_path = _event(arguments, environ, None)
     return MergeCheckSettings(
         config=load_config(arguments.config), event_name=event_name, event_path=event_path,
-        api=_api_settings(environ, token), policy=arguments.policy,
+        api=_api_settings(arguments, environ), policy=arguments.policy,
         output_format=arguments.format)
 
 
-def _api_settings(environ: Mapping[str, str], token: str | None) -> ApiSettings:
+def _event(arguments: argparse.Namespace, environ: Mapping[str, str],
+           body_file: Path | None) -> tuple[str, Path | None]:
+    """The event's name and payload file: flags first, then the runner's variables."""
+    event_path = arguments.event_path or (
+        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
+    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
+    _check_event_pair(event_path, event_name, body_file)
+    return event_name, event_path
+
+
+def _api_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) -> ApiSettings:
+    token = None
+    if arguments.github_token_env:
+        token = environ.get(arguments.github_token_env, "").strip() or None
     return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
                        packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
                        uv=shutil.which("uv", path=environ.get("PATH", os.defpath)))
