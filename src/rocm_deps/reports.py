@@ -26,6 +26,15 @@ from rocm_deps.runner import (
 )
 
 
+def publish(runner: Runner, outputs: dict[str, str], summary: str, document: object,
+            text: str, output_format: str) -> None:
+    """What every command leaves: step outputs, the job summary, and the report on stdout
+    (JSON with `--format json`, else text)."""
+    runner.set_outputs(outputs)
+    runner.add_summary(summary)
+    runner.report(json.dumps(document, indent=2) if output_format == "json" else text)
+
+
 def compact_json(document: object) -> str:
     return json.dumps(document, separators=(",", ":"))
 

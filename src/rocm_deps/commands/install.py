@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.installer import Installer
@@ -26,10 +24,7 @@ def run(settings: InstallSettings, runner: Runner) -> int:
             return EXIT_FAILURE
         overrides = resolved.overrides
     report = Installer(settings, runner).install(overrides)
-    runner.set_outputs(reports.install_outputs(report, settings.config))
-    runner.add_summary(reports.install_summary(report))
-    if settings.output_format == "json":
-        runner.report(json.dumps(report.to_json(), indent=2))
-    else:
-        runner.report(reports.install_text(report))
+    reports.publish(runner, reports.install_outputs(report, settings.config),
+                    reports.install_summary(report), report.to_json(),
+                    reports.install_text(report), settings.output_format)
     return EXIT_FAILURE if report.failed else EXIT_OK

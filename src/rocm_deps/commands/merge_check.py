@@ -3,8 +3,6 @@ the description names is not merged, so the default branch never silently loses 
 
 from __future__ import annotations
 
-import json
-
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.merge_guard import check
@@ -18,10 +16,7 @@ def run(settings: MergeCheckSettings, runner: Runner) -> int:
         ensure_github(settings.api, runner)
     report = check(settings)
     reports.annotate_merge_check(report, runner)
-    runner.set_outputs({"report": reports.compact_json(report.to_json())})
-    runner.add_summary(reports.merge_check_summary(report))
-    if settings.output_format == "json":
-        runner.report(json.dumps(report.to_json(), indent=2))
-    else:
-        runner.report(reports.merge_check_text(report))
+    reports.publish(runner, {"report": reports.compact_json(report.to_json())},
+                    reports.merge_check_summary(report), report.to_json(),
+                    reports.merge_check_text(report), settings.output_format)
     return EXIT_FAILURE if report.failed else EXIT_OK

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.model import ResolveSettings
@@ -19,10 +17,7 @@ def run(settings: ResolveSettings, runner: Runner) -> int:
     report = resolve(settings)
     config = settings.config
     reports.annotate_resolve(report, runner)
-    runner.set_outputs(reports.resolve_outputs(report, config))
-    runner.add_summary(reports.resolve_summary(report, config))
-    if settings.output_format == "json":
-        runner.report(json.dumps(report.to_json(), indent=2))
-    else:
-        runner.report(reports.resolve_text(report, config))
+    reports.publish(runner, reports.resolve_outputs(report, config),
+                    reports.resolve_summary(report, config), report.to_json(),
+                    reports.resolve_text(report, config), settings.output_format)
     return EXIT_FAILURE if report.errors else EXIT_OK
