@@ -135,6 +135,8 @@ class _Html:
 
 
 _CODE_BLOCK = "<pre><code>"
+# The characters a block other than indented code can start with.
+_BLOCK_STARTS = frozenset(">#`~<=-*_+0123456789")
 _Block = _Quote | _List | _Item | _Paragraph | _Fence | _IndentedCode | _Html
 _LEAVES = (_Paragraph, _Fence, _IndentedCode, _Html)
 
@@ -289,16 +291,22 @@ class _Document:
             start = cursor.first_nonspace
             line = cursor.line
             in_paragraph = isinstance(container, _Paragraph)
-            if not indented and cursor.peek(start) == ">":
+            if indented or cursor.peek(start) not in _BLOCK_STARTS:
+                # Most lines are text: only indented code can start here.
+                if indented and not maybe_lazy and not cursor.blank:
+                    cursor.advance(CODE_INDENT, True)
+                    depth = self._add_child(depth, _IndentedCode(), _CODE_BLOCK)
+                break
+            if cursor.peek(start) == ">":
                 cursor.advance(start + 1 - cursor.offset, False)
                 if cursor.peek(cursor.offset) in (" ", "\t"):
                     cursor.advance(1, True)
                 depth = self._add_child(depth, _Quote())
-            elif not indented and _ATX_HEADING.match(line, start):
+            elif _ATX_HEADING.match(line, start):
                 depth = self._add_child(depth, None)
                 self._emit_paragraph(_Paragraph([(number, line, start)]))
                 return None
-            elif not indented and (fence := _OPEN_FENCE.match(line, start)):
+            elif (fence := _OPEN_FENCE.match(line, start)):
                 offset = start - cursor.offset
                 language = line[fence.end():].strip(" \t").split(" ")[0].split("\t")[0]
                 markup = (f'<pre lang="{escape_as_cmark(language)}"><code>' if language
@@ -306,26 +314,22 @@ class _Document:
                 depth = self._add_child(depth, _Fence(fence.group()[0], len(fence.group()),
                                                       offset), markup)
                 return None  # the info string is not shown
-            elif not indented and (kind := _html_block_start(line, start, in_paragraph)):
+            elif (kind := _html_block_start(line, start, in_paragraph)):
                 depth = self._add_child(depth, _Html(kind))
                 break
-            elif not indented and in_paragraph and _SETEXT_UNDERLINE.match(line, start):
+            elif in_paragraph and _SETEXT_UNDERLINE.match(line, start):
                 self._close_from(depth - 1)  # the paragraph becomes a heading and ends
                 return None
-            elif not indented and _THEMATIC_BREAK.match(line, start):
+            elif _THEMATIC_BREAK.match(line, start):
                 self._add_child(depth, None)
                 return None
-            elif not indented and (marker := self._list_marker(cursor, in_paragraph)):
+            elif (marker := self._list_marker(cursor, in_paragraph)):
                 width, list_kind, number = marker
                 if not (isinstance(container, _List) and container.kind == list_kind):
                     ordered = list_kind in ".)"
                     markup = f'<ol start="{number}">' if ordered and number != 1 else "<ul>"
                     depth = self._add_child(depth, _List(list_kind), markup)
                 depth = self._add_child(depth, _Item(width))
-            elif indented and not maybe_lazy and not cursor.blank:
-                cursor.advance(CODE_INDENT, True)
-                depth = self._add_child(depth, _IndentedCode(), _CODE_BLOCK)
-                break
             else:
                 break
             container = self.open[depth - 1]
