@@ -215,8 +215,17 @@ class _Document:
         self.shown: list[ShownLine] = []
 
     def parse(self, text: str) -> list[ShownLine]:
+        settled = False  # the last line was blank and closed nothing
         for number, line in enumerate(text.split("\n"), start=1):
+            blank = not line.strip(" \t")
+            if blank and settled:
+                # A blank line only closes blocks; after one that closed none, the next finds
+                # the same open blocks and changes nothing. Skipping it keeps a run of blank
+                # lines under deep nesting from costing the depth per byte.
+                continue
+            depth = len(self.open)
             self._line(number, line)
+            settled = blank and len(self.open) == depth
         self._close_from(0)
         return self.shown
 
