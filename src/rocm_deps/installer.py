@@ -28,6 +28,7 @@ from rocm_deps.model import (
     INSTALLED,
     MISSING_TARGET,
     PLANNED_INSTALL,
+    REPLAY_LABEL,
     UP_TO_DATE,
     DependencyReport,
     InstallReport,
@@ -49,8 +50,7 @@ from rocm_deps.record import (
 from rocm_deps.runner import Runner
 
 ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"
-REPLAY_LABEL = "the image's local changes"
-REBUILD_NAMES_SHOWN = 5
+NAMES_IN_MESSAGE = 5  # file names a warning lists before "…"
 
 
 class StepFailed(Exception):
@@ -138,7 +138,8 @@ class Installer:
                       report: DependencyReport) -> None:
         image_file = ImageStateFile(clone.record.path.parent)
         image = image_file.load()
-        patches = self._patch_files(dependency) + self._replay(dependency, image)
+        configured = self._patch_files(dependency)
+        patches = configured + self._replay(dependency, image)
         request = self._request(dependency, override, patches)
         record = clone.record.load()
         report.image_commit = image.commit if image else None
@@ -156,7 +157,7 @@ class Installer:
         with self._timed(report, "clean"):
             if image is None:
                 image = self._capture_image(clone.git, image_file)
-                patches = self._patch_files(dependency) + self._replay(dependency, image)
+                patches = configured + self._replay(dependency, image)
                 request = self._request(dependency, override, patches)
             report.image_commit = image.commit
             report.discarded = self._discarded(clone.git, dependency)
@@ -225,15 +226,14 @@ class Installer:
         except GitError as error:
             raise StepFailed("clean", error.message) from None
         if changes:
-            names = [*changes.modified, *changes.deleted, *changes.untracked]
-            shown = ", ".join(names[:REBUILD_NAMES_SHOWN]) + (", …" if len(names) > 5 else "")
             after = ("the image's tracked edits are replayed after checkout (local-changes = "
                      "\"reapply\"); untracked files are not"
                      if dependency.local_changes == "reapply" else
                      f"to keep the image's edits, set `dependencies.{dependency.name}."
                      f"local-changes = \"reapply\"` or redo them with `prepare`")
             self.runner.warning(f"{dependency.name}: the reset before checkout discards local "
-                                f"changes in {dependency.path}: {changes.counts()} ({shown}); "
+                                f"changes in {dependency.path}: {changes.counts()} "
+                                f"({_first_names(changes.names())}); "
                                 f"{after}", title=f"rocm-deps: {dependency.name} local changes "
                                                   f"discarded")
         return changes
@@ -270,15 +270,13 @@ class Installer:
             return
         report.rebuild = tuple(files)
         if files:
-            shown = ", ".join(files[:REBUILD_NAMES_SHOWN]) + (
-                ", …" if len(files) > REBUILD_NAMES_SHOWN else "")
             self.runner.warning(
                 f"{dependency.name}: {len(files)} file(s) under "
                 f"{', '.join(dependency.rebuild_paths)} differ between the image's commit "
-                f"{image.commit[:12]} and {report.commit[:12]} ({shown}). `pip install -e "
-                f"--no-deps` does not rebuild these compiled parts: the image's build is what "
-                f"runs, not this commit's", title=f"rocm-deps: {dependency.name} compiled "
-                                                  f"parts not rebuilt")
+                f"{image.commit[:12]} and {report.commit[:12]} ({_first_names(files)}). "
+                f"`pip install -e --no-deps` does not rebuild these compiled parts: the "
+                f"image's build is what runs, not this commit's",
+                title=f"rocm-deps: {dependency.name} compiled parts not rebuilt")
 
     # step 1: the path must be the top of a git work tree
     def _open(self, dependency: DependencyConfig) -> Clone:
@@ -447,8 +445,6 @@ class Installer:
             outcome = probe_and_apply(git, patch.path, patch.label,
                                       skip_missing=dependency.on_missing_target == "skip")
             report.patches.append(outcome)  # recorded before a failure, so the report shows it
-            if patch.label == REPLAY_LABEL:
-                report.replayed = outcome.state
             tolerated = " (tolerated: on-missing-target = skip)" if outcome.tolerated else ""
             self.runner.info(f"patch {patch.label}: {outcome.state}{tolerated}")
             if outcome.state == APPLIED:
@@ -551,6 +547,10 @@ class Installer:
             yield
         finally:
             report.seconds[phase] = time.monotonic() - started
+
+
+def _first_names(names: list[str]) -> str:
+    return ", ".join(names[:NAMES_IN_MESSAGE]) + (", …" if len(names) > NAMES_IN_MESSAGE else "")
 
 
 def _environment_failure(error: OSError) -> str:

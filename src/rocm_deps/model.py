@@ -267,6 +267,8 @@ class PatchOutcome:
 
 
 NAMES_SHOWN = 20  # file names listed per kind in reports; all are counted
+# The label under which the image's captured edits are replayed as a patch.
+REPLAY_LABEL = "the image's local changes"
 
 
 @dataclass(frozen=True)
@@ -280,16 +282,20 @@ class LocalChanges:
     def __bool__(self) -> bool:
         return bool(self.modified or self.deleted or self.untracked)
 
+    def by_kind(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return (("modified", self.modified), ("deleted", self.deleted),
+                ("untracked", self.untracked))
+
+    def names(self) -> list[str]:
+        return [name for _, names in self.by_kind() for name in names]
+
     def counts(self) -> str:
-        parts = [f"{len(names)} {kind}" for kind, names in (
-            ("modified", self.modified), ("deleted", self.deleted),
-            ("untracked", self.untracked)) if names]
+        parts = [f"{len(names)} {kind}" for kind, names in self.by_kind() if names]
         return ", ".join(parts) or "none"
 
     def to_json(self) -> dict[str, Any]:
         return {kind: {"count": len(names), "names": list(names[:NAMES_SHOWN])}
-                for kind, names in (("modified", self.modified), ("deleted", self.deleted),
-                                    ("untracked", self.untracked))}
+                for kind, names in self.by_kind()}
 
 
 @dataclass
@@ -309,8 +315,13 @@ class DependencyReport:
     version: str | None = None  # what the interpreter reports after the install
     image_commit: str | None = None  # the commit the image left the clone at
     discarded: LocalChanges | None = None  # what this run's reset discarded
-    replayed: str | None = None  # the image's tracked edits, replayed: the probe's state
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
+
+    @property
+    def replayed(self) -> str | None:
+        """The probe's state for the image's replayed edits, None when none were replayed."""
+        return next((outcome.state for outcome in self.patches
+                     if outcome.patch == REPLAY_LABEL), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -409,7 +420,6 @@ class MergeCheckReport:
                             "reason": c.reason} for c in self.checks],
                 "errors": [{"message": e.message, "line": e.line} for e in self.errors],
                 "notices": self.notices}
-
 
 
 @dataclass(frozen=True)

@@ -188,22 +188,23 @@ def _details(report: InstallReport) -> list[str]:
     lines = []
     for name, dep in report.dependencies.items():
         if dep.discarded:
-            names = ([f"modified  {n}" for n in dep.discarded.modified]
-                     + [f"deleted   {n}" for n in dep.discarded.deleted]
-                     + [f"untracked {n}" for n in dep.discarded.untracked])
+            names = [f"{kind:<9} {file}" for kind, files in dep.discarded.by_kind()
+                     for file in files]
             lines += ["", f"#### {name}: local changes the reset discarded", "",
-                      markdown_code_block(names[:NAMES_SHOWN] + (
-                          [f"… and {len(names) - NAMES_SHOWN} more"]
-                          if len(names) > NAMES_SHOWN else []))]
+                      markdown_code_block(_first_of(names))]
         if dep.rebuild:
             lines += ["", f"#### {name}: compiled parts not rebuilt", "",
                       f"{len(dep.rebuild)} file(s) under the rebuild paths differ from the "
                       f"image's commit; `pip install -e --no-deps` does not rebuild them, so "
                       f"the image's build is used:", "",
-                      markdown_code_block(list(dep.rebuild[:NAMES_SHOWN]) + (
-                          [f"… and {len(dep.rebuild) - NAMES_SHOWN} more"]
-                          if len(dep.rebuild) > NAMES_SHOWN else []))]
+                      markdown_code_block(_first_of(list(dep.rebuild)))]
     return lines
+
+
+def _first_of(names: list[str]) -> list[str]:
+    """At most NAMES_SHOWN names, then how many more there are."""
+    more = len(names) - NAMES_SHOWN
+    return names[:NAMES_SHOWN] + ([f"… and {more} more"] if more > 0 else [])
 
 
 def install_text(report: InstallReport) -> str:
