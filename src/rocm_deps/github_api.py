@@ -65,16 +65,22 @@ def _bounded_body(response: requests.Response, *args: object, **kwargs: object) 
     response._content_consumed = True
 
 
-class _BoundedHttp(HTTPRequestsConnectionClass):
+class _Bounded:
+    """Mixed into PyGithub's connection classes: their session reads through _bounded_body."""
+
+    session: requests.Session
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.session.hooks["response"].append(_bounded_body)
 
 
-class _BoundedHttps(HTTPSRequestsConnectionClass):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.session.hooks["response"].append(_bounded_body)
+class _BoundedHttp(_Bounded, HTTPRequestsConnectionClass):
+    pass
+
+
+class _BoundedHttps(_Bounded, HTTPSRequestsConnectionClass):
+    pass
 
 
 @dataclass(frozen=True)
