@@ -196,9 +196,6 @@ class _Cursor:
     def peek(self, position: int) -> str:
         return self.line[position] if position < len(self.line) else ""
 
-    def rest(self) -> str:
-        return self.line[self.first_nonspace:]
-
 
 def shown_lines(text: str) -> list[ShownLine]:
     """The lines of `text` (already normalised to `\\n` line ends) that GitHub shows.
@@ -291,7 +288,8 @@ class _Document:
     def _open_new_blocks(self, number: int, cursor: _Cursor, matched: int,
                          maybe_lazy: bool) -> int | None:
         """Open the blocks that start on this line; the depth of the deepest container the
-        line belongs to, or None when the line needs nothing more (a setext underline)."""
+        line belongs to, or None when the line needs nothing more (a heading, a setext
+        underline, a thematic break, a fence's opening line)."""
         depth = matched
         container = self.open[depth - 1] if depth else None
         while not isinstance(container, (_Fence, _IndentedCode, _Html)):
@@ -471,9 +469,6 @@ _DECLARATION_START = re.compile(rf"<![A-Z]+{_SPACE}")
 # cmark's scan_html_comment after `<!--`: at each `-` the next character decides the branch,
 # so a failed match costs time linear in what it read.
 _COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
-# Raw HTML that runs to a terminator: its opener, where the terminator search starts
-# (relative), the terminator; the first terminator ends it.
-_TERMINATED = (("<![CDATA[", 9, "]]>"), ("<?", 2, "?>"))
 
 
 class _Inline:
