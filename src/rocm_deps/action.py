@@ -56,13 +56,11 @@ def action_argv(environ: Mapping[str, str]) -> list[str]:
     if misplaced:
         raise UsageError(f"Input '{misplaced[0]}' applies to `command: merge-check` only; "
                          f"remove it from the {command} step.", title="rocm-deps: invalid input")
-    argv = [command, "--body-source", choice(environ, "body-source", BODY_SOURCES, "event")]
-    if read_input(environ, "github-token"):  # an empty input means: no token, no warning
-        argv += ["--github-token-env", TOKEN_VARIABLE]
+    argv = [command, "--body-source", choice(environ, "body-source", BODY_SOURCES, "event"),
+            *token_argv(environ)]
     if read_input(environ, "trusted-associations"):
         argv += ["--trusted-associations", read_input(environ, "trusted-associations")]
-    if read_input(environ, "config"):
-        argv += ["--config", read_input(environ, "config")]
+    argv += config_argv(environ)
     dry_run = boolean(environ, "dry-run", False)
     if command == "resolve":
         given = [name for name in INSTALL_ONLY if read_input(environ, name)]
@@ -92,13 +90,18 @@ def merge_check_argv(environ: Mapping[str, str]) -> list[str]:
     if given:
         raise UsageError(f"Input '{given[0]}' does not apply to `command: merge-check`; remove "
                          f"it from the merge-check step.", title="rocm-deps: invalid input")
-    argv = ["merge-check", "--policy",
-            choice(environ, "policy", MERGE_POLICIES, "require-merged")]
-    if read_input(environ, "github-token"):
-        argv += ["--github-token-env", TOKEN_VARIABLE]
-    if read_input(environ, "config"):
-        argv += ["--config", read_input(environ, "config")]
-    return argv
+    return ["merge-check", "--policy", choice(environ, "policy", MERGE_POLICIES, "require-merged"),
+            *token_argv(environ), *config_argv(environ)]
+
+
+def token_argv(environ: Mapping[str, str]) -> list[str]:
+    """The token's flag: it names the variable, never the value. An empty input means no
+    token, and no warning."""
+    return ["--github-token-env", TOKEN_VARIABLE] if read_input(environ, "github-token") else []
+
+
+def config_argv(environ: Mapping[str, str]) -> list[str]:
+    return ["--config", read_input(environ, "config")] if read_input(environ, "config") else []
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:

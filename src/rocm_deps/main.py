@@ -19,7 +19,13 @@ from rocm_deps.errors import (
     FatalError,
     Interrupted,
 )
-from rocm_deps.model import BODY_SOURCES, DEFAULT_TRUSTED, MERGE_POLICIES, OUTPUT_FORMATS
+from rocm_deps.model import (
+    BODY_SOURCES,
+    DEFAULT_TRUSTED,
+    DEMO_SCENARIOS,
+    MERGE_POLICIES,
+    OUTPUT_FORMATS,
+)
 from rocm_deps.runner import Runner
 
 
@@ -57,13 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "merge-check", help="fail while a dependency pull request the description names is "
                             "not merged (merge guard)")
     _common(merge)
-    merge.add_argument("--event-path", metavar="F", type=Path,
-                       help="event payload JSON (default: $GITHUB_EVENT_PATH)")
-    merge.add_argument("--event-name", metavar="N",
-                       help="event name (default: $GITHUB_EVENT_NAME): pull_request, "
-                            "pull_request_target or merge_group")
-    merge.add_argument("--github-token-env", metavar="VAR",
-                       help="name of the environment variable holding a GitHub token")
+    _event_source(merge, ": pull_request, pull_request_target or merge_group")
     merge.add_argument("--policy", choices=MERGE_POLICIES, default="require-merged",
                        help="require-merged (default): fail while a named dependency pull "
                             "request is open or closed unmerged; forbid-overrides: fail while "
@@ -71,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run resolve then install in a throw-away sandbox")
     demo.add_argument("--keep", action="store_true", help="keep the sandbox directory")
-    demo.add_argument("--scenario", choices=("pull-requests", "missing-target"),
-                      default="pull-requests",
+    demo.add_argument("--scenario", choices=DEMO_SCENARIOS, default=DEMO_SCENARIOS[0],
                       help="pull-requests (default): SGLang and Megatron-LM pull requests "
                            "install; missing-target: a Megatron-LM pull request deleted the "
                            "file the ROCm patch changes, and install says how to fix it")
@@ -90,17 +89,22 @@ def _common(parser: argparse.ArgumentParser) -> None:
     _format(parser)
 
 
-def _event_arguments(parser: argparse.ArgumentParser) -> None:
+def _event_source(parser: argparse.ArgumentParser, event_names: str = "") -> None:
+    """Where the event comes from, and the token that may ask the API about it."""
     parser.add_argument("--event-path", metavar="F", type=Path,
                         help="event payload JSON (default: $GITHUB_EVENT_PATH)")
     parser.add_argument("--event-name", metavar="N",
-                        help="event name (default: $GITHUB_EVENT_NAME)")
+                        help=f"event name (default: $GITHUB_EVENT_NAME){event_names}")
+    parser.add_argument("--github-token-env", metavar="VAR",
+                        help="name of the environment variable holding a GitHub token")
+
+
+def _event_arguments(parser: argparse.ArgumentParser) -> None:
+    _event_source(parser)
     parser.add_argument("--input", metavar="NAME=VALUE", action="append", default=[],
                         help="a dispatch input such as ci_sglang_pr=#123 (repeatable)")
     parser.add_argument("--body-file", metavar="F", type=Path,
                         help="read the PR body from this file instead of the event")
-    parser.add_argument("--github-token-env", metavar="VAR",
-                        help="name of the environment variable holding a GitHub token")
     parser.add_argument("--body-source", choices=BODY_SOURCES, default="event",
                         help="api: read the PR body from the GitHub API (needs a token)")
     parser.add_argument("--trusted-associations", metavar="LIST",

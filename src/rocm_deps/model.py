@@ -385,6 +385,7 @@ class ResolveSettings:
 
 
 MERGE_POLICIES = ("require-merged", "forbid-overrides", "warn")
+DEMO_SCENARIOS = ("pull-requests", "missing-target")  # the first is the default
 Verdict = Literal["pass", "fail", "warn"]
 
 

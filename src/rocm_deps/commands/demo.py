@@ -21,7 +21,7 @@ from pathlib import Path
 import rocm_deps
 from rocm_deps import process, sandbox
 from rocm_deps.errors import EXIT_OK, FatalError
-from rocm_deps.model import DemoSettings
+from rocm_deps.model import DEMO_SCENARIOS, DemoSettings
 from rocm_deps.process import CommandFailed
 from rocm_deps.runner import Runner, parse_outputs
 
@@ -44,11 +44,11 @@ Megatron-LM removed the legacy fused kernels; does our CI still hold?
 
 ci-megatron-pr: #{megatron}
 """
-SCENARIOS = {
-    "pull-requests": EXAMPLE_BODY.format(sglang=sandbox.SGLANG.pr_number,
-                                         megatron=sandbox.MEGATRON.pr_number + 1),
-    "missing-target": MISSING_TARGET_BODY.format(megatron=sandbox.MEGATRON.pr_number + 2),
-}
+SCENARIOS = dict(zip(DEMO_SCENARIOS, (
+    EXAMPLE_BODY.format(sglang=sandbox.SGLANG.pr_number,
+                        megatron=sandbox.MEGATRON.pr_number + 1),
+    MISSING_TARGET_BODY.format(megatron=sandbox.MEGATRON.pr_number + 2),
+), strict=True))
 # The configuration a Miles-like repository would use on the MI350 image: the defaults, the
 # sandbox's paths, and SGLang's pyproject swap redone after checkout.
 DEMO_CONFIG = """\
