@@ -97,7 +97,6 @@ class _Parser:
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
 
     def parse(self, text: str) -> ParsedBody:
-        source = text.split("\n")
         try:
             lines = shown_lines(text)
         except NestingTooDeep as too_deep:
@@ -107,11 +106,11 @@ class _Parser:
                          f"rendering cannot be followed, so flatten the nesting", too_deep.line))
             return ParsedBody({}, tuple(self.findings))
         for shown in lines:
-            self._line(shown, source[shown.number - 1])
+            self._line(shown)
         return ParsedBody(self.directives, tuple(self.findings))
 
-    def _line(self, shown: ShownLine, source: str) -> None:
-        number, line = shown.number, shown.text
+    def _line(self, shown: ShownLine) -> None:
+        number, line, source = shown.number, shown.text, shown.source
         if shown.code:
             if self._looks_like_directive(shown.prose):
                 self._add("warning", number, source,

@@ -47,10 +47,11 @@ class ShownLine:
     closes on the line is kept with its back-ticks, because a directive value may be
     back-ticked. `prose` is `text` without those code spans. `code` marks a line of an
     indented code block: not shown as text, reported so that a directive indented by
-    mistake can be explained.
+    mistake can be explained. `source` is the line as written, for quoting in messages.
     """
 
     number: int
+    source: str
     text: str
     prose: str
     code: bool = False
@@ -387,7 +388,7 @@ class _Document:
         if isinstance(container, _IndentedCode):
             if not cursor.blank:
                 text = cursor.line[cursor.offset:]
-                self.shown.append(ShownLine(number, text, text, code=True))
+                self.shown.append(ShownLine(number, cursor.line, text, text, code=True))
             return
         if isinstance(container, _Html):
             self._html_line(number, cursor, container)
@@ -404,7 +405,7 @@ class _Document:
         visible = self.browser.read_raw(line, start, len(line))
         text = "".join(line[begin:end] for begin, end in visible)
         if text.strip(" \t"):
-            self.shown.append(ShownLine(number, text.strip(" \t"), text.strip(" \t")))
+            self.shown.append(ShownLine(number, line, text.strip(" \t"), text.strip(" \t")))
         end = _HTML_BLOCK_ENDS.get(block.kind)
         if end is not None and end.search(line, cursor.first_nonspace):
             self._close_from(len(self.open) - 1)
@@ -622,7 +623,8 @@ class _Inline:
             prose.append(self.content[position:line_end])
             shown_text = "".join(text).strip(" \t")
             if shown_text:
-                shown.append(ShownLine(number, shown_text, "".join(prose).strip(" \t")))
+                shown.append(ShownLine(number, line, shown_text,
+                                       "".join(prose).strip(" \t")))
             line_start = line_end + 1
         return shown
 
