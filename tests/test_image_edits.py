@@ -5,7 +5,6 @@ sandbox whose SGLang clone carries the image's edits (pyproject swap, untracked 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from rocm_deps import sandbox
@@ -162,8 +161,7 @@ def test_rebuild_paths_are_configurable(cli: Cli, box: Sandbox) -> None:
     assert sglang_report(result)["rebuild"]["files"] == ["python/sglang/changes.py"]
 
 
-def test_dry_run_lists_the_discard_and_the_prepare_plan(cli: Cli, box: Sandbox,
-                                                        tmp_path: Path) -> None:
+def test_dry_run_lists_the_discard_and_the_prepare_plan(cli: Cli, box: Sandbox) -> None:
     configure(box, 'prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]')
     before = (box.baked["sglang"] / SWAPPED).read_text()
     result = cli("install", "--config", str(box.config), "--overrides",
