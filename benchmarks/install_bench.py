@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rocm_deps import sandbox  # noqa: E402
-from rocm_deps.runner import Runner  # noqa: E402
+from rocm_deps.demo import sandbox  # noqa: E402
+from rocm_deps.github.runner import Runner  # noqa: E402
 from tests.gitserver import Proxy, git_daemon  # noqa: E402
 
 FILES, COMMITS, BEHIND, RELEASE_EVERY, OLD_BASE = 2000, 3000, 500, 500, 800

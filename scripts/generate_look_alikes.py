@@ -1,4 +1,4 @@
-"""Write src/rocm_deps/look_alikes.py: the characters Unicode's confusables data says look
+"""Write src/rocm_deps/grammar/look_alikes.py: the characters Unicode's confusables data says look
 like the ASCII letters, '-' and ':' that directive keys are made of, where NFKC alone does
 not map them there. Data: the `confusable-homoglyphs` package (a test-only dependency);
 tests/test_look_alikes.py checks that the committed table equals what this script writes.
@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / "src" / "rocm_deps" / "look_alikes.py"
+OUTPUT = ROOT / "src" / "rocm_deps" / "grammar" / "look_alikes.py"
 TARGETS = frozenset("abcdefghijklmnopqrstuvwxyz-:")
 
 

@@ -1,4 +1,4 @@
-"""Write src/rocm_deps/requirements-github.txt: the pins of constraints.txt with every file's
+"""Write src/rocm_deps/github/requirements-github.txt: the pins of constraints.txt with every file's
 sha256 from PyPI, for `pip install --require-hashes` (the action's on-demand PyGithub).
 
 Every wheel and sdist of each pinned version is listed, so the same file installs on every
@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSTRAINTS = ROOT / "constraints.txt"
-OUTPUT = ROOT / "src" / "rocm_deps" / "requirements-github.txt"
+OUTPUT = ROOT / "src" / "rocm_deps" / "github" / "requirements-github.txt"
 INDEX = "https://pypi.org/simple"
 
 

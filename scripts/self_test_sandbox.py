@@ -14,9 +14,9 @@ import os
 import sys
 from pathlib import Path
 
-from rocm_deps import sandbox
-from rocm_deps.model import Override, overrides_to_json
-from rocm_deps.runner import Runner
+from rocm_deps.contract import Override, overrides_to_json
+from rocm_deps.demo import sandbox
+from rocm_deps.github.runner import Runner
 
 
 def main(root: Path) -> int:

@@ -12,9 +12,9 @@ from typing import Protocol
 
 import pytest
 
-from rocm_deps import sandbox
-from rocm_deps.main import main
-from rocm_deps.runner import Runner
+from rocm_deps.cli import main
+from rocm_deps.demo import sandbox
+from rocm_deps.github.runner import Runner
 from tests.repos import commit, git
 
 __all__ = ["git"]  # re-exported: the tests import it from here

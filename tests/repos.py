@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from rocm_deps.sandbox import IDENTITY
+from rocm_deps.demo.sandbox import IDENTITY
 
 
 def git(repository: Path, *args: str) -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps import sandbox
-from rocm_deps.sandbox import Sandbox
+from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import (
     MEGATRON_BAKED,
     MEGATRON_MAIN,

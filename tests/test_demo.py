@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from rocm_deps import sandbox
-from rocm_deps.main import main
+from rocm_deps.cli import main
+from rocm_deps.demo import sandbox
 
 
 def json_documents(text: str) -> list[dict[str, Any]]:

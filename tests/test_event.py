@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.errors import UsageError
-from rocm_deps.event import EventContext, event_context, read_json_object
+from rocm_deps.github.event import EventContext, event_context, read_json_object
 
 
 @pytest.mark.parametrize(("name", "payload", "expected"), [

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps import sandbox
-from rocm_deps.sandbox import Sandbox
+from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import MEGATRON_MAIN, MEGATRON_PR, git, installed_version, overrides
 
 pytestmark = pytest.mark.faults

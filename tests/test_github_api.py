@@ -243,7 +243,7 @@ def test_answers_unlike_githubs_are_clear_errors(
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
 def test_an_answer_over_the_size_limit_is_not_read(
         resolve_with_token: ResolveWithToken, github: FakeGitHub, declared: bool) -> None:
-    from rocm_deps.github_api import MAX_RESPONSE_BYTES
+    from rocm_deps.github.api import MAX_RESPONSE_BYTES
 
     body = "x" * (MAX_RESPONSE_BYTES + 1)  # a valid answer, only too large
     github.repository("sgl-project/sglang").add_pull(30421, "a" * 40, body=body)
@@ -258,7 +258,7 @@ def test_an_answer_over_the_size_limit_is_not_read(
 
 def test_an_answer_just_under_the_size_limit_is_read(
         resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
-    from rocm_deps.github_api import MAX_RESPONSE_BYTES
+    from rocm_deps.github.api import MAX_RESPONSE_BYTES
 
     sha = "b" * 40
     github.repository("sgl-project/sglang").add_pull(30421, sha, body="y" * (

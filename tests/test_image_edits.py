@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocm_deps import sandbox
-from rocm_deps.sandbox import Sandbox
+from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import Cli, CliResult, git, installed_version, overrides
 
 SWAPPED = "python/pyproject.toml"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps import sandbox
-from rocm_deps.sandbox import Sandbox
+from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import (
     MEGATRON_BAKED,
     MEGATRON_MAIN,
@@ -362,7 +362,7 @@ def test_workspace_install_flag_overrides_the_config(cli: Cli, box: Sandbox) -> 
     assert installed_version(box, "miles") == "1.0"
     bad = install(cli, box, overrides(sglang="main"), "--workspace-install", "yes")
     assert bad.code == 2
-    assert "--workspace-install: invalid value 'yes'; expected `true` or `false`" in bad.stderr
+    assert "--workspace-install has invalid value 'yes'. Expected `true` or `false`" in bad.stderr
 
 
 def test_failing_workspace_install_fails_the_step(cli: Cli, box: Sandbox) -> None:
@@ -418,7 +418,7 @@ def test_an_internal_error_exits_3_with_the_traceback(cli: Cli, box: Sandbox,
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("rocm_deps.installer.Installer.install", broken)
+    monkeypatch.setattr("rocm_deps.install.pipeline.Installer.install", broken)
     result = install(cli, box, overrides(megatron="main"))
     assert result.code == 3
     assert ("::error title=rocm-deps internal error::internal error in rocm-deps; this is a bug"

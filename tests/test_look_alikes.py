@@ -10,8 +10,8 @@ import pytest
 from confusable_homoglyphs import confusables
 
 from rocm_deps.config import load_config
-from rocm_deps.directives import parse_body
-from rocm_deps.look_alikes import LOOK_ALIKES
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.look_alikes import LOOK_ALIKES
 from tests.conftest import ROOT
 
 DEPENDENCIES = load_config(None).dependencies
@@ -24,7 +24,7 @@ def test_the_committed_table_is_what_the_generator_writes() -> None:
         import generate_look_alikes
     finally:
         sys.path.remove(str(ROOT / "scripts"))
-    assert (ROOT / "src" / "rocm_deps" / "look_alikes.py").read_text(encoding="utf-8") == (
+    assert (ROOT / "src" / "rocm_deps" / "grammar" / "look_alikes.py").read_text(encoding="utf-8") == (
         generate_look_alikes.source())
     assert len(LOOK_ALIKES) > 500
 

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rocm_deps.config import load_config
-from rocm_deps.directives import parse_body
-from rocm_deps.markdown import shown_lines
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.markdown import shown_lines
 from tests.markdown_oracle import render, shown_text
 
 TOKEN = re.compile(r"ci-sglang-pr: #(\d+)")
@@ -126,7 +126,7 @@ def test_shown_lines_agree_with_cmark_gfm(batch: list[str]) -> None:
 
 
 def test_nesting_deeper_than_the_bound_is_an_error_not_a_guess() -> None:
-    from rocm_deps.markdown import MAX_DEPTH
+    from rocm_deps.grammar.markdown import MAX_DEPTH
 
     deepest = "> " * (MAX_DEPTH - 1) + "ci-sglang-pr: #7"  # the quotes and their paragraph
     assert [d.raw for d in parse_body(deepest, DEPENDENCIES).directives.values()] == ["#7"]

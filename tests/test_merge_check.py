@@ -9,8 +9,9 @@ from typing import Any, Protocol
 
 import pytest
 
-from rocm_deps.action import action_argv
+from rocm_deps.action import read_inputs
 from rocm_deps.errors import UsageError
+from rocm_deps.options import DEFAULT_TRUSTED
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 
@@ -182,18 +183,22 @@ def test_a_merge_group_without_a_queue_branch_is_an_error(merge_check: MergeChec
 
 
 def test_the_action_passes_policy_to_merge_check_only() -> None:
+    # The other inputs as action.yml's defaults fill them in: not given, so no error.
     environ = {"INPUT_COMMAND": "merge-check", "INPUT_POLICY": "warn",
-               "INPUT_GITHUB_TOKEN": TOKEN, "INPUT_TRUSTED_ASSOCIATIONS": "OWNER",
+               "INPUT_GITHUB_TOKEN": TOKEN, "INPUT_TRUSTED_ASSOCIATIONS": DEFAULT_TRUSTED,
                "INPUT_BODY_SOURCE": "event", "INPUT_DRY_RUN": "false"}
-    assert action_argv(environ) == ["merge-check", "--policy", "warn", "--github-token-env",
-                                    "INPUT_GITHUB_TOKEN"]
-    assert action_argv({**environ, "INPUT_POLICY": ""})[:3] == [
-        "merge-check", "--policy", "require-merged"]
+    given = read_inputs(environ)
+    assert (given.command, given.text("policy")) == ("merge-check", "warn")
+    assert given.values == {"policy": "warn", "github-token-env": "INPUT_GITHUB_TOKEN"}
+    assert read_inputs({**environ, "INPUT_POLICY": ""}).text("policy") == "require-merged"
     with pytest.raises(UsageError, match="Input 'policy' has invalid value 'block'"):
-        action_argv({**environ, "INPUT_POLICY": "block"})
-    with pytest.raises(UsageError, match="Input 'overrides' does not apply to `command: "
-                                         "merge-check`"):
-        action_argv({**environ, "INPUT_OVERRIDES": "{}"})
+        read_inputs({**environ, "INPUT_POLICY": "block"})
+    with pytest.raises(UsageError, match="Input 'overrides' applies to `command: install` "
+                                         "only; remove it from the merge-check step"):
+        read_inputs({**environ, "INPUT_OVERRIDES": "{}"})
+    with pytest.raises(UsageError, match="Input 'trusted-associations' does not apply to "
+                                         "`command: merge-check`"):
+        read_inputs({**environ, "INPUT_TRUSTED_ASSOCIATIONS": "OWNER"})
     with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check` "
                                          "only; remove it from the resolve step"):
-        action_argv({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})
+        read_inputs({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pytest_mock import MockerFixture
 
-from rocm_deps import sandbox
-from rocm_deps.sandbox import Sandbox
+from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import MEGATRON_PR, Cli, git, installed_version, overrides
 from tests.gitserver import Proxy, git_daemon
 
@@ -28,7 +28,7 @@ def install_argv(box: sandbox.Sandbox, document: str) -> list[str]:
 
 
 def test_transient_failures_are_retried_until_attempt_3(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
-    sleep = mocker.patch("rocm_deps.git.sleep")
+    sleep = mocker.patch("rocm_deps.install.git.sleep")
     with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=2) as proxy:
         serve_through(box, "megatron", proxy)
         result = cli(*install_argv(box, overrides(megatron="refs/pull/202/head")))
@@ -42,7 +42,7 @@ def test_transient_failures_are_retried_until_attempt_3(cli: Cli, box: Sandbox, 
 
 
 def test_transient_failures_give_up_after_configured_attempts(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
-    sleep = mocker.patch("rocm_deps.git.sleep")
+    sleep = mocker.patch("rocm_deps.install.git.sleep")
     box.config.write_text(box.config.read_text() + "fetch-attempts = 2\n")
     with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=10) as proxy:
         serve_through(box, "megatron", proxy)
@@ -55,7 +55,7 @@ def test_transient_failures_give_up_after_configured_attempts(cli: Cli, box: San
 
 
 def test_missing_ref_is_permanent_one_attempt(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
-    sleep = mocker.patch("rocm_deps.git.sleep")
+    sleep = mocker.patch("rocm_deps.install.git.sleep")
     with git_daemon(box.root / "origins") as port, Proxy(port) as proxy:
         serve_through(box, "megatron", proxy)
         result = cli(*install_argv(box, overrides(megatron="refs/pull/404/head")))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.directives import parse_body
+from rocm_deps.grammar.directives import parse_body
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "non_ascii_bodies.json").read_text(
     encoding="utf-8"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps import on_demand
+from rocm_deps.github import on_demand
 from tests.conftest import ROOT, EventWriter, require_tool
 from tests.fake_github import FakeGitHub
 
@@ -46,7 +46,7 @@ def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path,
     """resolve as the action runs it, on an interpreter that cannot import PyGithub
     (-S: no site-packages at all), with the source tree put on sys.path explicitly; `path`
     is the PATH the step sees (uv is used when it is there)."""
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.main import main; "
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
               "raise SystemExit(main(sys.argv[2:]))")
     return subprocess.run(
         [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
@@ -88,7 +88,7 @@ def test_a_token_installs_pygithub_once_into_runner_temp(
 def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: EventWriter) -> None:
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.main import main; "
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
               "code = main(sys.argv[2:]); print(sorted(m for m in sys.modules if m.split('.')[0] "
               "in ('github', 'requests', 'regex', 'tomli', 'urllib3'))); raise SystemExit(code)")
     result = subprocess.run(

@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocm_deps.config import load_config
-from rocm_deps.model import ResolveReport, ResolveSettings, check_ref_format
-from rocm_deps.resolution import resolve
+from rocm_deps.contract import ResolveReport
+from rocm_deps.grammar.refs import check_ref_format
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.settings import ResolveSettings
 
 CONFIG = load_config(None)
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"

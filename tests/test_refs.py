@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_deps.model import check_ref_format
-from rocm_deps.refs import RefSpec, ValueProblem, classify
+from rocm_deps.grammar.refs import RefSpec, ValueProblem, check_ref_format, classify
 
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
 REPO = "sgl-project/sglang"

@@ -215,7 +215,7 @@ def test_version_and_usage_exit_codes() -> None:
 def test_resolve_without_token_does_not_import_github(tmp_path: Path) -> None:
     body = tmp_path / "body.md"
     body.write_text("ci-sglang-pr: #1\n")
-    script = ("import sys; from rocm_deps.main import main; "
+    script = ("import sys; from rocm_deps.cli import main; "
               f"code = main(['resolve', '--body-file', {str(body)!r}]); "
               "print('github' in sys.modules, 'requests' in sys.modules, code)")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from rocm_deps.cli import build_parser, given_from_arguments
 from rocm_deps.errors import UsageError
-from rocm_deps.main import build_parser
+from rocm_deps.options import Given, read
 from rocm_deps.settings import (
     Interpreter,
     find_python,
     install_settings,
-    parse_boolean,
     resolve_settings,
 )
 
@@ -59,18 +58,18 @@ def test_requested_python_must_exist(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("value", "expected"), [
     ("true", True), ("TRUE", True), ("True", True), (" false ", False), ("FALSE", False)])
 def test_booleans_in_any_case(value: str, expected: bool) -> None:
-    assert parse_boolean(value, "--workspace-install") is expected
+    assert read("install", {"workspace-install": value}).flag("workspace-install") is expected
 
 
-@pytest.mark.parametrize("value", ["yes", "1", "", "on", "truee"])
+@pytest.mark.parametrize("value", ["yes", "1", "on", "truee"])
 def test_other_booleans_are_errors_naming_the_option(value: str) -> None:
-    with pytest.raises(UsageError, match=f"--workspace-install: invalid value {value!r}; "
-                                         "expected `true` or `false`"):
-        parse_boolean(value, "--workspace-install")
+    with pytest.raises(UsageError, match=f"--workspace-install has invalid value {value!r}. "
+                                         "Expected `true` or `false`"):
+        read("install", {"workspace-install": value})
 
 
-def arguments(*argv: str) -> argparse.Namespace:
-    return build_parser().parse_args(["install", *argv])
+def arguments(*argv: str) -> Given:
+    return given_from_arguments(build_parser().parse_args(["install", *argv]))
 
 
 def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:

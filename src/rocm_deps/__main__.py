@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from rocm_deps.main import entrypoint
+from rocm_deps.cli import entrypoint
 
 entrypoint()

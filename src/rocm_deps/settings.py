@@ -1,38 +1,99 @@
-"""Settings, built once at the edge from the command line and the environment.
+"""Settings, built once at the edge from the checked options and the environment.
 
-`main` calls these; everything below receives frozen settings (`model.*Settings`) and never
-reads `os.environ`, the current directory or the interpreter's own location. That includes
-the defaults that depend on the machine: the event file, the workspace and the interpreter
-under test.
+`cli` and `action` read their options through `options.read`; `build` turns what it returns
+into one frozen settings object per command. Everything below receives those settings and
+never reads `os.environ`, the current directory or the interpreter's own location. That
+includes the defaults that depend on the machine: the event file, the workspace and the
+interpreter under test.
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 from rocm_deps.config import Config, load_config
+from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
-from rocm_deps.model import (
-    ApiSettings,
-    DemoSettings,
-    InstallSettings,
-    MergeCheckSettings,
-    Override,
-    ResolveSettings,
-    overrides_from_json,
-    parse_true_false,
+from rocm_deps.options import (
+    DEFAULT_TRUSTED,
+    BodySource,
+    Given,
+    OutputFormat,
+    Policy,
+    Scenario,
 )
 
 DEFAULT_API_URL = "https://api.github.com"
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    url: str = DEFAULT_API_URL
+    token: str | None = None
+    # Where PyGithub is installed on demand when it is not importable ($RUNNER_TEMP).
+    packages_dir: Path = Path(tempfile.gettempdir())
+    uv: str | None = None  # uv on PATH, used for that install when present
+
+
+@dataclass(frozen=True)
+class ResolveSettings:
+    config: Config
+    event_name: str = ""
+    event_path: Path | None = None
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    body_file: Path | None = None
+    api: ApiSettings = ApiSettings()
+    body_source: BodySource = "event"
+    trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
+    output_format: OutputFormat = "text"
+
+
+@dataclass(frozen=True)
+class MergeCheckSettings:
+    config: Config
+    event_name: str = ""
+    event_path: Path | None = None
+    api: ApiSettings = ApiSettings()
+    policy: Policy = "require-merged"
+    output_format: OutputFormat = "text"
+
+
+@dataclass(frozen=True)
+class InstallSettings:
+    resolve: ResolveSettings  # for single-job use, and the one home of the config
+    overrides: Mapping[str, Override] | None  # None: resolve from the event (single job)
+    workspace: Path
+    python: str
+    dry_run: bool = False
+    output_format: OutputFormat = "text"
+    # The environment every child process (git, pip) gets; read once from os.environ.
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def config(self) -> Config:
+        return self.resolve.config
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    keep: bool
+    output_format: OutputFormat
+    scenario: Scenario
+    python: str  # the interpreter that runs the tool (and builds the sandbox's venv)
+    temporary_directory: Path
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+Settings = ResolveSettings | InstallSettings | MergeCheckSettings | DemoSettings
 
 
 @dataclass(frozen=True)
@@ -48,47 +109,98 @@ class Interpreter:
         return cls(sys.executable, sys.prefix, sys.base_prefix)
 
 
-def resolve_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) -> ResolveSettings:
-    event_name, event_path = _event(arguments, environ, arguments.body_file)
-    config = load_config(arguments.config)
+def build(given: Given, environ: Mapping[str, str], *, cwd: Path,
+          interpreter: Interpreter) -> Settings:
+    """The settings of `given.command`."""
+    if given.command == "demo":
+        return demo_settings(given, environ, interpreter)
+    if given.command == "merge-check":
+        return merge_check_settings(given, environ)
+    resolve = resolve_settings(given, environ)
+    if given.command == "resolve":
+        return resolve
+    return install_settings(given, environ, resolve, cwd=cwd, interpreter=interpreter)
+
+
+def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSettings:
+    body_file = _path(given.optional("body-file"))
+    event_name, event_path = _event(given, environ, body_file)
+    config = load_config(given.optional("config"))
     return ResolveSettings(
         config=config,
         event_name=event_name,
         event_path=event_path,
-        inputs=check_input_names(parse_inputs(arguments.input), config),
-        body_file=arguments.body_file,
-        api=_api_settings(arguments, environ),
-        body_source=arguments.body_source,
-        trusted_associations=tuple(
-            item.strip() for item in arguments.trusted_associations.split(",") if item.strip()),
-        output_format=arguments.format,
+        inputs=check_input_names(parse_inputs(given.items("input")), config),
+        body_file=body_file,
+        api=_api_settings(given, environ),
+        body_source=cast(BodySource, given.text("body-source")),
+        trusted_associations=tuple(item.strip() for item in
+                                   given.text("trusted-associations").split(",")
+                                   if item.strip()),
+        output_format=_output_format(given),
     )
 
 
-def merge_check_settings(arguments: argparse.Namespace,
-                         environ: Mapping[str, str]) -> MergeCheckSettings:
-    event_name, event_path = _event(arguments, environ, None)
+def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheckSettings:
+    event_name, event_path = _event(given, environ, None)
     return MergeCheckSettings(
-        config=load_config(arguments.config), event_name=event_name, event_path=event_path,
-        api=_api_settings(arguments, environ), policy=arguments.policy,
-        output_format=arguments.format)
+        config=load_config(given.optional("config")), event_name=event_name,
+        event_path=event_path, api=_api_settings(given, environ),
+        policy=cast(Policy, given.text("policy")), output_format=_output_format(given))
 
 
-def _event(arguments: argparse.Namespace, environ: Mapping[str, str],
+def install_settings(given: Given, environ: Mapping[str, str], resolve: ResolveSettings, *,
+                     cwd: Path, interpreter: Interpreter) -> InstallSettings:
+    workspace_install = given.flag("workspace-install")
+    if workspace_install is not None:
+        config = resolve.config
+        resolve = replace(resolve, config=replace(config, install=replace(
+            config.install, workspace_install=workspace_install)))
+    workspace = _path(given.optional("workspace")) or Path(environ.get("GITHUB_WORKSPACE")
+                                                           or cwd)
+    return InstallSettings(
+        resolve=resolve, overrides=_overrides(given, resolve.config),
+        workspace=workspace.resolve(),
+        python=find_python(given.optional("python"), environ, interpreter),
+        dry_run=bool(given.flag("dry-run")), output_format=_output_format(given),
+        environ=dict(environ))
+
+
+def demo_settings(given: Given, environ: Mapping[str, str],
+                  interpreter: Interpreter) -> DemoSettings:
+    return DemoSettings(keep=bool(given.flag("keep")), output_format=_output_format(given),
+                        scenario=cast(Scenario, given.text("scenario")),
+                        python=interpreter.executable,
+                        temporary_directory=Path(environ.get("TMPDIR") or tempfile.gettempdir()),
+                        environ=dict(environ))
+
+
+def token_of(given: Given, environ: Mapping[str, str]) -> str | None:
+    """The GitHub token, read from the variable `--github-token-env` names."""
+    variable = given.optional("github-token-env")
+    return (environ.get(variable, "").strip() or None) if variable else None
+
+
+def _output_format(given: Given) -> OutputFormat:
+    return cast(OutputFormat, given.text("format"))
+
+
+def _path(text: str | None) -> Path | None:
+    return Path(text) if text else None
+
+
+def _event(given: Given, environ: Mapping[str, str],
            body_file: Path | None) -> tuple[str, Path | None]:
-    """The event's name and payload file: flags first, then the runner's variables."""
-    event_path = arguments.event_path or (
-        Path(environ["GITHUB_EVENT_PATH"]) if environ.get("GITHUB_EVENT_PATH") else None)
-    event_name = arguments.event_name or environ.get("GITHUB_EVENT_NAME", "")
+    """The event's name and payload file: options first, then the runner's variables."""
+    event_path = _path(given.optional("event-path") or environ.get("GITHUB_EVENT_PATH"))
+    event_name = given.text("event-name") or environ.get("GITHUB_EVENT_NAME", "")
     _check_event_pair(event_path, event_name, body_file)
     return event_name, event_path
 
 
-def _api_settings(arguments: argparse.Namespace, environ: Mapping[str, str]) -> ApiSettings:
-    token = None
-    if arguments.github_token_env:
-        token = environ.get(arguments.github_token_env, "").strip() or None
-    return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
+def _api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
+    return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL,
+                       token=token_of(given, environ),
                        packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
                        uv=shutil.which("uv", path=environ.get("PATH", os.defpath)))
 
@@ -117,7 +229,7 @@ def check_input_names(inputs: dict[str, str], config: Config) -> dict[str, str]:
     return inputs
 
 
-def parse_inputs(items: Sequence[str]) -> dict[str, str]:
+def parse_inputs(items: tuple[str, ...]) -> dict[str, str]:
     inputs = {}
     for item in items:
         name, separator, value = item.partition("=")
@@ -127,37 +239,15 @@ def parse_inputs(items: Sequence[str]) -> dict[str, str]:
     return inputs
 
 
-def install_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
-                     resolve: ResolveSettings, *, cwd: Path,
-                     interpreter: Interpreter) -> InstallSettings:
-    config = resolve.config
-    if arguments.workspace_install is not None:
-        config = replace(config, install=replace(
-            config.install, workspace_install=parse_boolean(arguments.workspace_install,
-                                                            "--workspace-install")))
-        resolve = replace(resolve, config=config)
-    workspace = arguments.workspace or Path(environ.get("GITHUB_WORKSPACE") or cwd)
-    return InstallSettings(
-        config=config, overrides=_overrides(arguments, config), resolve=resolve,
-        workspace=workspace.resolve(),
-        python=find_python(arguments.python, environ, interpreter),
-        dry_run=arguments.dry_run, output_format=arguments.format, environ=dict(environ))
-
-
-def parse_boolean(value: str, name: str) -> bool:
-    """`true`/`false` in any case; anything else is an error that names where it came from."""
-    parsed = parse_true_false(value)
-    if parsed is None:
-        raise UsageError(f"{name}: invalid value {value!r}; expected `true` or `false`")
-    return parsed
-
-
-def _overrides(arguments: argparse.Namespace, config: Config) -> dict[str, Override] | None:
-    if arguments.overrides is not None:
-        return parse_overrides(arguments.overrides, config, "--overrides")
-    if arguments.overrides_file is not None:
-        text = read_bounded(arguments.overrides_file, OVERRIDES_LIMIT, "--overrides-file")
-        return parse_overrides(text, config, f"--overrides-file {arguments.overrides_file}")
+def _overrides(given: Given, config: Config) -> dict[str, Override] | None:
+    text, file = given.optional("overrides"), given.optional("overrides-file")
+    if text is not None and file is not None:
+        raise UsageError("--overrides and --overrides-file name the same thing; give one")
+    if text is not None:
+        return parse_overrides(text, config, given.where("overrides"))
+    if file is not None:
+        document = read_bounded(Path(file), OVERRIDES_LIMIT, "--overrides-file")
+        return parse_overrides(document, config, f"--overrides-file {file}")
     return None  # install resolves the event itself
 
 
@@ -187,12 +277,3 @@ def find_python(requested: str | None, environ: Mapping[str, str],
         raise UsageError("no python3 found on PATH outside rocm-deps' own environment; "
                          "pass --python (action input `python`) with the container's interpreter")
     return found
-
-
-def demo_settings(arguments: argparse.Namespace, environ: Mapping[str, str],
-                  interpreter: Interpreter) -> DemoSettings:
-    return DemoSettings(keep=arguments.keep, output_format=arguments.format,
-                        scenario=arguments.scenario,
-                        python=interpreter.executable,
-                        temporary_directory=Path(environ.get("TMPDIR") or tempfile.gettempdir()),
-                        environ=dict(environ))

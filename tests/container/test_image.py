@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps import sandbox
+from rocm_deps.demo import sandbox
 from tests.conftest import MEGATRON_PR, git, parse_github_output, quiet_runner, require_tool
 from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 

@@ -17,13 +17,16 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import get_args
 
 import rocm_deps
-from rocm_deps import process, sandbox
+from rocm_deps import process
+from rocm_deps.demo import sandbox
 from rocm_deps.errors import EXIT_OK, FatalError
-from rocm_deps.model import DEMO_SCENARIOS, DemoSettings
+from rocm_deps.github.runner import Runner, parse_outputs
+from rocm_deps.options import Scenario
 from rocm_deps.process import CommandFailed
-from rocm_deps.runner import Runner, parse_outputs
+from rocm_deps.settings import DemoSettings
 
 EXAMPLE_BODY = """\
 ## Summary
@@ -44,7 +47,7 @@ Megatron-LM removed the legacy fused kernels; does our CI still hold?
 
 ci-megatron-pr: #{megatron}
 """
-SCENARIOS = dict(zip(DEMO_SCENARIOS, (
+SCENARIOS: dict[Scenario, str] = dict(zip(get_args(Scenario), (
     EXAMPLE_BODY.format(sglang=sandbox.SGLANG.pr_number,
                         megatron=sandbox.MEGATRON.pr_number + 1),
     MISSING_TARGET_BODY.format(megatron=sandbox.MEGATRON.pr_number + 2),

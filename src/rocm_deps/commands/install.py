@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.installer import Installer
-from rocm_deps.model import InstallSettings
-from rocm_deps.on_demand import ensure_github
-from rocm_deps.resolution import resolve
-from rocm_deps.runner import Runner
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.runner import Runner
+from rocm_deps.install.pipeline import Installer
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.settings import InstallSettings
 
 
 def run(settings: InstallSettings, runner: Runner) -> int:
     overrides = settings.overrides
     if overrides is None:
         if settings.resolve.api.token:
-            ensure_github(settings.resolve.api, runner)
+            ensure_github(settings.resolve.api.packages_dir, settings.resolve.api.uv, runner)
         resolved = resolve(settings.resolve)
         reports.annotate_resolve(resolved, runner)
         runner.add_summary(reports.resolve_summary(resolved, settings.config))

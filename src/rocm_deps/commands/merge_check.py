@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.merge_guard import check
-from rocm_deps.model import MergeCheckSettings
-from rocm_deps.on_demand import ensure_github
-from rocm_deps.runner import Runner
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.runner import Runner
+from rocm_deps.guard.merge_check import check
+from rocm_deps.settings import MergeCheckSettings
 
 
 def run(settings: MergeCheckSettings, runner: Runner) -> int:
     if settings.api.token:
-        ensure_github(settings.api, runner)
+        ensure_github(settings.api.packages_dir, settings.api.uv, runner)
     report = check(settings)
     reports.annotate_merge_check(report, runner)
     reports.publish(runner, {"report": reports.compact_json(report.to_json())},

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.model import ResolveSettings
-from rocm_deps.on_demand import ensure_github
-from rocm_deps.resolution import resolve
-from rocm_deps.runner import Runner
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.runner import Runner
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.settings import ResolveSettings
 
 
 def run(settings: ResolveSettings, runner: Runner) -> int:
     """Annotations, outputs, summary and the stdout report; returns the exit code."""
     if settings.api.token:
-        ensure_github(settings.api, runner)
+        ensure_github(settings.api.packages_dir, settings.api.uv, runner)
     report = resolve(settings)
     config = settings.config
     reports.annotate_resolve(report, runner)

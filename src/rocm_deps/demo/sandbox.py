@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps import process
-from rocm_deps.runner import Runner
+from rocm_deps.github.runner import Runner
 
 BACKEND = '''\
 """A tiny PEP 660 build backend: an editable install is a .pth file pointing here."""

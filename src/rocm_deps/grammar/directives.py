@@ -14,14 +14,15 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from rocm_deps.config import DependencyConfig
-from rocm_deps.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
-from rocm_deps.model import Finding, Level, describe_character
-from rocm_deps.refs import (
+from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
+from rocm_deps.grammar.refs import (
     RefSpec,
     ValueProblem,
     classify,
+    describe_character,
     find_invisible,
     remove_invisible,
     show_invisible,
@@ -45,6 +46,21 @@ _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 _UNKNOWN_KEY_RE = re.compile(_UNKNOWN_KEY, re.IGNORECASE)
+
+Level = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An error or a warning about one line of the body (line 0: not about a line)."""
+
+    level: Level
+    message: str
+    line: int = 0
+    title: str = ""  # the annotation's title; empty: the default for the level
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line or None}
 
 
 @dataclass(frozen=True)
@@ -236,7 +252,7 @@ def _fold(character: str) -> str:
     letter, '-' or ':', else its NFKC form; combining marks vanish."""
     if character.isascii():
         return character
-    from rocm_deps.look_alikes import LOOK_ALIKES  # only for lines that are not ASCII
+    from rocm_deps.grammar.look_alikes import LOOK_ALIKES  # only for lines that are not ASCII
 
     if character in LOOK_ALIKES:
         return LOOK_ALIKES[character]

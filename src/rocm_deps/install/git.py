@@ -17,9 +17,9 @@ from pathlib import Path
 from time import sleep
 
 from rocm_deps import process
-from rocm_deps.model import LocalChanges
+from rocm_deps.contract import LocalChanges
+from rocm_deps.github.runner import Runner
 from rocm_deps.process import Result
-from rocm_deps.runner import Runner
 
 # Variables that would make git operate on a different repository, index or object store
 # than the dependency path we were given.

@@ -12,15 +12,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig
-from rocm_deps.directives import MAX_BODY_BYTES, Directive, ParsedBody, parse_body
+from rocm_deps.contract import Override, ResolveReport, Source
 from rocm_deps.errors import FatalError, UsageError
-from rocm_deps.event import EventContext, event_context, read_event, read_json_object
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
-from rocm_deps.model import Finding, Override, ResolveReport, ResolveSettings, Source
-from rocm_deps.refs import RefSpec, ValueProblem, classify
+from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object
+from rocm_deps.grammar.directives import (
+    MAX_BODY_BYTES,
+    Directive,
+    Finding,
+    ParsedBody,
+    parse_body,
+)
+from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
+from rocm_deps.settings import ResolveSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github_api import GitHubApi, PullInfo
+    from rocm_deps.github.api import GitHubApi, PullInfo
 
 WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
 
@@ -50,7 +57,7 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
 
 
 def _api(settings: ResolveSettings) -> GitHubApi:
-    from rocm_deps.github_api import GitHubApi  # PyGithub is imported only when a token is given
+    from rocm_deps.github.api import GitHubApi  # PyGithub is imported only when a token is given
 
     return GitHubApi(settings.api.url, settings.api.token or "", settings.config.api)
 
@@ -78,7 +85,7 @@ def _body(settings: ResolveSettings, context: EventContext,
 
 def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
     """The live PR: a re-run after editing the description sees the edited body."""
-    from rocm_deps.github_api import ApiError
+    from rocm_deps.github.api import ApiError
 
     if context.repository is None or context.pr_number is None:
         raise FatalError("body-source `api` needs the event's repository and PR number; this "
@@ -169,7 +176,7 @@ def _short_sha_message(override: Override) -> str:
 
 def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> None:
     """Give every override a full SHA, one request per directive; problems become errors."""
-    from rocm_deps.github_api import ApiError
+    from rocm_deps.github.api import ApiError
 
     for name, override in list(report.overrides.items()):
         repository = config.dependency(name).repository

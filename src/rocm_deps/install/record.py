@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from rocm_deps.git import Git
-from rocm_deps.model import ALREADY_PRESENT, APPLIED, PatchOutcome, PatchState
+from rocm_deps.contract import ALREADY_PRESENT, APPLIED, PatchOutcome, PatchState
+from rocm_deps.install.git import Git
 
 RECORD_NAME = "rocm-deps-state.json"
 
@@ -132,6 +132,10 @@ class ImageStateFile:
         self.path.write_text(json.dumps({"commit": commit, "changes": bool(diff)}) + "\n",
                              encoding="utf-8")
         return ImageState(commit, self.changes if diff else None)
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def tree_fingerprint(git: Git) -> str:

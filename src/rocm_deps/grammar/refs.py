@@ -1,7 +1,7 @@
 """Classify a directive value into what `git fetch` will be asked for (DESIGN §3 value table).
 
 Pure: strings in, a `RefSpec` or a `ValueProblem` out. Every ref it emits passes
-`model.check_ref_format` (git's rules plus ours: ASCII, at most 255 bytes, no leading `-`,
+`check_ref_format` (git's rules plus ours: ASCII, at most 255 bytes, no leading `-`,
 so a value can never become an option of git).
 """
 
@@ -10,10 +10,65 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-from rocm_deps.model import FULL_SHA_ANY_CASE, Kind, check_ref_format, describe_character
+# A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.
+FULL_SHA_SOURCE = r"[0-9a-f]{40}|[0-9a-f]{64}"
+FULL_SHA = re.compile(FULL_SHA_SOURCE)
+FULL_SHA_ANY_CASE = re.compile(FULL_SHA_SOURCE, re.IGNORECASE)
+
+Kind = Literal["pr", "commit", "short-commit", "ref"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 MAX_PR_NUMBER_DIGITS = 10
+
+
+# ---- what a ref may be (every ref in the contract passes this) ------------------------------
+
+MAX_REF_BYTES = 255
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def describe_character(character: str) -> str:
+    name = unicodedata.name(character, "unnamed character")
+    return f"U+{ord(character):04X} {name}"
+
+
+def check_ref_format(ref: str) -> str | None:
+    """The reason `ref` is not a valid ref name, or None. Same rules as
+    `git check-ref-format --allow-onelevel`, plus ours (ASCII, length, no leading '-')."""
+    if not ref:
+        return "it is empty"
+    if not ref.isascii():
+        bad = next(character for character in ref if not character.isascii())
+        return f"it contains the non-ASCII character {describe_character(bad)}"
+    if len(ref.encode()) > MAX_REF_BYTES:
+        return f"it is longer than {MAX_REF_BYTES} bytes"
+    if ref.startswith("-"):
+        return "it starts with '-' (git would read it as an option)"
+    forbidden = _REF_FORBIDDEN.search(ref)
+    if forbidden:
+        character = forbidden.group()
+        shown = repr(character) if character.isprintable() and character != " " else (
+            "a space" if character == " " else f"control character U+{ord(character):04X}")
+        return f"it contains {shown}, which git does not allow in a ref name"
+    if ref == "@":
+        return "'@' alone is not a ref name"
+    for sequence, why in (("..", "'..'"), ("@{", "'@{'"), ("//", "'//'")):
+        if sequence in ref:
+            return f"it contains {why}, which git does not allow in a ref name"
+    if ref.startswith("/") or ref.endswith("/"):
+        return "it starts or ends with '/'"
+    if ref.endswith("."):
+        return "it ends with '.'"
+    for component in ref.split("/"):
+        if component.startswith("."):
+            return f"the component {component!r} starts with '.'"
+        if component.endswith(".lock"):
+            return f"the component {component!r} ends with '.lock'"
+    return None
+
+
 
 # Invisible or format characters: they make `ci-sglang-pr:` look right while matching nothing,
 # or make a value look like another (bidi controls). The categories Cf (BOM, zero-width, bidi

@@ -1,7 +1,9 @@
-"""The data that flows: what resolve hands to install, the reports both write, the settings.
+"""The data that crosses a boundary: the `overrides` document (resolve job -> GPU job) and
+the reports of resolve, install and merge-check (DESIGN §8).
 
-One home for every type that crosses a module or a job boundary, so the writer and the reader
-of a format are never two files apart (DESIGN §8). Pure: no I/O, no runner, no git.
+One home for every document a job writes and another reads, so the writer and the reader of
+a format are never two files apart. Pure: no I/O, no runner, no git. The settings that flow
+*into* a command live in `settings`.
 
 The `overrides` document travels from the resolve job to the GPU job through workflow
 outputs, where anyone with write access to the workflow could edit it: `Override.from_json`
@@ -10,32 +12,33 @@ validates every field again before a ref can reach git's argv.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, get_args
 
-from rocm_deps.config import Config
 from rocm_deps.errors import UsageError
+from rocm_deps.grammar.directives import Finding
+from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_ref_format
+from rocm_deps.options import Policy
 
 # The version of the resolve and install reports and of the `overrides` document.
 REPORT_VERSION = 1
 
-# A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.
-FULL_SHA_SOURCE = r"[0-9a-f]{40}|[0-9a-f]{64}"
-FULL_SHA = re.compile(FULL_SHA_SOURCE)
-FULL_SHA_ANY_CASE = re.compile(FULL_SHA_SOURCE, re.IGNORECASE)
-
-Kind = Literal["pr", "commit", "short-commit", "ref"]
 Source = Literal["dispatch", "body", "lock", "default", "overrides"]
-Level = Literal["error", "warning"]
 PatchState = Literal["applied", "already-present", "missing-target", "ambiguous",
                      "incompatible", "planned"]
 DependencyState = Literal["installed", "up-to-date", "failed", "planned"]
+WorkspaceState = Literal["not needed", "not needed (all dependencies up to date)",
+                         "skipped (a dependency failed)", "disabled", "installed", "failed",
+                         "planned"]
+Verdict = Literal["pass", "fail", "warn"]
+# What merge-check found of a named dependency pull request ("not asked": the policy refuses
+# every directive, so no API call is made).
+PullState = Literal["merged", "open", "closed (unmerged)", "not a PR", "not asked"]
+# The timed phases of an install, in pipeline order: the columns of the install summary.
+Phase = Literal["clean", "fetch", "checkout", "patch", "prepare", "pip"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
 
-KINDS: tuple[Kind, ...] = get_args(Kind)
 SOURCES: tuple[Source, ...] = get_args(Source)
 # Precedence of DESIGN §3, highest first; `named_by` is the highest source in use.
 PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "lock", "default")
@@ -52,77 +55,13 @@ UP_TO_DATE: DependencyState = "up-to-date"
 FAILED: DependencyState = "failed"
 PLANNED_INSTALL: DependencyState = "planned"
 
-PHASES = ("clean", "fetch", "checkout", "patch", "prepare", "pip")
 # Findings reported one by one (annotations, summary, report); the rest are counted.
 MAX_FINDINGS = 1000
-OUTPUT_FORMATS = ("text", "json")
-BODY_SOURCES = ("event", "api")
-DEFAULT_TRUSTED = ("OWNER", "MEMBER", "COLLABORATOR")
 
 
-def parse_true_false(value: str) -> bool | None:
-    """`true`/`false` in any letter case (surrounding blanks ignored); None for anything else:
-    the one definition of a boolean input, for the action's inputs and the command line."""
-    return {"true": True, "false": False}.get(value.strip().lower())
-
-
-# ---- what a ref may be (every ref in the contract passes this) ------------------------------
-
-MAX_REF_BYTES = 255
-_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
-
-
-def describe_character(character: str) -> str:
-    name = unicodedata.name(character, "unnamed character")
-    return f"U+{ord(character):04X} {name}"
-
-
-def check_ref_format(ref: str) -> str | None:
-    """The reason `ref` is not a valid ref name, or None. Same rules as
-    `git check-ref-format --allow-onelevel`, plus ours (ASCII, length, no leading '-')."""
-    if not ref:
-        return "it is empty"
-    if not ref.isascii():
-        bad = next(character for character in ref if not character.isascii())
-        return f"it contains the non-ASCII character {describe_character(bad)}"
-    if len(ref.encode()) > MAX_REF_BYTES:
-        return f"it is longer than {MAX_REF_BYTES} bytes"
-    if ref.startswith("-"):
-        return "it starts with '-' (git would read it as an option)"
-    forbidden = _REF_FORBIDDEN.search(ref)
-    if forbidden:
-        character = forbidden.group()
-        shown = repr(character) if character.isprintable() and character != " " else (
-            "a space" if character == " " else f"control character U+{ord(character):04X}")
-        return f"it contains {shown}, which git does not allow in a ref name"
-    if ref == "@":
-        return "'@' alone is not a ref name"
-    for sequence, why in (("..", "'..'"), ("@{", "'@{'"), ("//", "'//'")):
-        if sequence in ref:
-            return f"it contains {why}, which git does not allow in a ref name"
-    if ref.startswith("/") or ref.endswith("/"):
-        return "it starts or ends with '/'"
-    if ref.endswith("."):
-        return "it ends with '.'"
-    for component in ref.split("/"):
-        if component.startswith("."):
-            return f"the component {component!r} starts with '.'"
-        if component.endswith(".lock"):
-            return f"the component {component!r} ends with '.lock'"
-    return None
-
-
-@dataclass(frozen=True)
-class Finding:
-    """An error or a warning about one line of the body (line 0: not about a line)."""
-
-    level: Level
-    message: str
-    line: int = 0
-    title: str = ""  # the annotation's title; empty: the default for the level
-
-    def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "line": self.line or None}
+def findings_omitted(*lists: list[Finding]) -> int:
+    """How many findings of `lists` are counted rather than reported one by one."""
+    return sum(max(0, len(findings) - MAX_FINDINGS) for findings in lists)
 
 
 # ---- the overrides document (resolve -> install) ------------------------------------------
@@ -244,8 +183,7 @@ class ResolveReport:
             "overrides": overrides_to_json(self.overrides),
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],
             "errors": [finding.to_json() for finding in self.errors[:MAX_FINDINGS]],
-            "findings_omitted": max(0, len(self.warnings) - MAX_FINDINGS)
-            + max(0, len(self.errors) - MAX_FINDINGS),
+            "findings_omitted": findings_omitted(self.warnings, self.errors),
         }
 
 
@@ -301,7 +239,7 @@ class LocalChanges:
 @dataclass
 class DependencyReport:
     name: str
-    source: str
+    source: Source
     ref: str
     sha: str | None
     state: DependencyState | None = None
@@ -309,13 +247,14 @@ class DependencyReport:
     failed_step: str | None = None
     error: str | None = None
     patches: list[PatchOutcome] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
+    seconds: dict[Phase, float] = field(default_factory=dict)
     fetch_attempts: int = 0
     clone_state: str | None = None  # after a failed patch: what the clone was left as
     version: str | None = None  # what the interpreter reports after the install
     image_commit: str | None = None  # the commit the image left the clone at
     discarded: LocalChanges | None = None  # what this run's reset discarded
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
+    steps: list[str] = field(default_factory=list)  # the pipeline's steps this install walked
 
     @property
     def replayed(self) -> str | None:
@@ -333,6 +272,7 @@ class DependencyReport:
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
             "clone_state": self.clone_state, "version": self.version,
             "fetch_attempts": self.fetch_attempts,
+            "steps": self.steps,
             "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}
                         for outcome in self.patches},
             "seconds": {phase: round(seconds, 3) for phase, seconds in self.seconds.items()},
@@ -344,7 +284,7 @@ class InstallReport:
     dry_run: bool
     python: str
     dependencies: dict[str, DependencyReport] = field(default_factory=dict)
-    workspace: str = "not needed"
+    workspace: WorkspaceState = "not needed"
 
     @property
     def failed(self) -> bool:
@@ -359,36 +299,6 @@ class InstallReport:
         }
 
 
-# ---- settings (built once, at the edge, by `settings.py`) -----------------------------------
-
-
-@dataclass(frozen=True)
-class ApiSettings:
-    url: str = "https://api.github.com"
-    token: str | None = None
-    # Where PyGithub is installed on demand when it is not importable ($RUNNER_TEMP).
-    packages_dir: Path = Path("/tmp")  # noqa: S108 - replaced by settings.py from the env
-    uv: str | None = None  # uv on PATH, used for that install when present
-
-
-@dataclass(frozen=True)
-class ResolveSettings:
-    config: Config
-    event_name: str = ""
-    event_path: Path | None = None
-    inputs: Mapping[str, str] = field(default_factory=dict)
-    body_file: Path | None = None
-    api: ApiSettings = ApiSettings()
-    body_source: str = "event"
-    trusted_associations: tuple[str, ...] = DEFAULT_TRUSTED
-    output_format: str = "text"
-
-
-MERGE_POLICIES = ("require-merged", "forbid-overrides", "warn")
-DEMO_SCENARIOS = ("pull-requests", "missing-target")  # the first is the default
-Verdict = Literal["pass", "fail", "warn"]
-
-
 @dataclass(frozen=True)
 class Check:
     """One directive of one pull request, and what the policy says of it."""
@@ -397,14 +307,14 @@ class Check:
     dependency: str
     raw: str
     line: int
-    state: str  # merged, open, closed (unmerged), or what a non-PR value is
+    state: PullState
     verdict: Verdict
     reason: str
 
 
 @dataclass
 class MergeCheckReport:
-    policy: str
+    policy: Policy
     pulls: list[int] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     errors: list[Finding] = field(default_factory=list)
@@ -419,38 +329,5 @@ class MergeCheckReport:
                 "checks": [{"pull": c.pull, "dependency": c.dependency, "value": c.raw,
                             "line": c.line, "state": c.state, "verdict": c.verdict,
                             "reason": c.reason} for c in self.checks],
-                "errors": [{"message": e.message, "line": e.line} for e in self.errors],
+                "errors": [error.to_json() for error in self.errors[:MAX_FINDINGS]],
                 "notices": self.notices}
-
-
-@dataclass(frozen=True)
-class MergeCheckSettings:
-    config: Config
-    event_name: str = ""
-    event_path: Path | None = None
-    api: ApiSettings = ApiSettings()
-    policy: str = "require-merged"
-    output_format: str = "text"
-
-
-@dataclass(frozen=True)
-class InstallSettings:
-    config: Config
-    overrides: Mapping[str, Override] | None  # None: resolve from the event (single job)
-    resolve: ResolveSettings
-    workspace: Path
-    python: str
-    dry_run: bool = False
-    output_format: str = "text"
-    # The environment every child process (git, pip) gets; read once from os.environ.
-    environ: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class DemoSettings:
-    keep: bool
-    output_format: str
-    scenario: str  # a key of commands.demo.SCENARIOS
-    python: str  # the interpreter that runs the tool (and builds the sandbox's venv)
-    temporary_directory: Path
-    environ: Mapping[str, str] = field(default_factory=dict)

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.errors import FatalError
-from rocm_deps.model import ApiSettings
-from rocm_deps.runner import Runner
+from rocm_deps.github.runner import Runner
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
 READY = ".rocm-deps-ready"
@@ -40,21 +39,21 @@ def install_command(target: Path, uv: str | None) -> list[str]:
             "--no-deps", "-r", str(REQUIREMENTS)]
 
 
-def ensure_github(api: ApiSettings, runner: Runner) -> None:
+def ensure_github(packages_dir: Path, uv: str | None, runner: Runner) -> None:
     """Make `import github` work: as it is, from the private directory, or after installing
     the pinned closure there."""
     if importlib.util.find_spec("github") is not None:
         return
-    target = private_directory(api.packages_dir)
+    target = private_directory(packages_dir)
     if not (target / READY).exists():
         runner.info(f"rocm-deps: installing PyGithub (pinned, hash-checked) into {target}")
-        result = process.run(install_command(target, api.uv), runner, capture=False)
+        result = process.run(install_command(target, uv), runner, capture=False)
         if not result.ok:
             raise FatalError(
                 f"could not install PyGithub into {target} (exit code {result.returncode}; "
                 f"the installer's output is above). A github-token needs it; it comes from "
                 f"the package index, so the step needs network access to it, and "
-                f"{'uv' if api.uv else 'pip for ' + sys.executable} to install it. Without a "
+                f"{'uv' if uv else 'pip for ' + sys.executable} to install it. Without a "
                 f"token no package is needed.", title="rocm-deps: PyGithub")
         (target / READY).write_text("")
     sys.path.insert(0, str(target))

@@ -25,7 +25,7 @@ from github.GithubException import (
 )
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
-from rocm_deps.model import FULL_SHA_ANY_CASE
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 
 if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig

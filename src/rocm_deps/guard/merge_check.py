@@ -17,20 +17,15 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rocm_deps.directives import parse_body
+from rocm_deps.contract import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
-from rocm_deps.event import event_context, read_event
-from rocm_deps.model import (
-    FULL_SHA_ANY_CASE,
-    Check,
-    Finding,
-    MergeCheckReport,
-    MergeCheckSettings,
-    Verdict,
-)
+from rocm_deps.github.event import event_context, read_event
+from rocm_deps.grammar.directives import Finding, parse_body
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.settings import MergeCheckSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github_api import GitHubApi
+    from rocm_deps.github.api import GitHubApi
 
 # gh-readonly-queue/<base>/pr-<number>-<sha>: the queue branch of the group's last PR.
 QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9]{1,9})-[0-9a-f]+")
@@ -64,7 +59,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
 
 
 def _api(settings: MergeCheckSettings) -> GitHubApi:
-    from rocm_deps.github_api import GitHubApi
+    from rocm_deps.github.api import GitHubApi
 
     return GitHubApi(settings.api.url, settings.api.token or "", settings.config.api)
 
@@ -101,7 +96,7 @@ def _repository(payload: Mapping[str, Any]) -> str:
 def _group_pulls(api: GitHubApi, repository: str, group: Mapping[str, Any]) -> list[int]:
     """The group's pull requests, oldest first: those its commits name (merge or squash
     messages, between the group's base and head), then the one its branch names."""
-    from rocm_deps.github_api import ApiError
+    from rocm_deps.github.api import ApiError
 
     head_ref = group.get("head_ref")
     match = QUEUE_REF.fullmatch(head_ref) if isinstance(head_ref, str) else None
@@ -126,7 +121,7 @@ def _group_pulls(api: GitHubApi, repository: str, group: Mapping[str, Any]) -> l
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:
-    from rocm_deps.github_api import ApiError
+    from rocm_deps.github.api import ApiError
 
     try:
         return api.pull(repository, number)
@@ -135,7 +130,7 @@ def _pull(api: GitHubApi, repository: str, number: int) -> Any:
 
 
 def _state(api: GitHubApi | None, repository: str, number: int | None,
-           settings: MergeCheckSettings) -> tuple[str, bool]:
+           settings: MergeCheckSettings) -> tuple[PullState, bool]:
     """(state, merged) of a named dependency PR; a value that names no PR is `not a PR`."""
     if number is None:
         return "not a PR", False
@@ -150,7 +145,7 @@ def _state(api: GitHubApi | None, repository: str, number: int | None,
     return ("open" if pull.state == "open" else "closed (unmerged)"), False
 
 
-def _judge(policy: str, key: str, raw: str, state: str, merged: bool, repository: str,
+def _judge(policy: str, key: str, raw: str, state: PullState, merged: bool, repository: str,
            number: int | None) -> tuple[Verdict, str]:
     named = f"`{key}: {raw}`"
     if policy == "forbid-overrides":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from rocm_deps.config import Config
-from rocm_deps.model import (
+from rocm_deps.contract import (
     MAX_FINDINGS,
     NAMES_SHOWN,
     PHASES,
@@ -17,7 +17,7 @@ from rocm_deps.model import (
     ResolveReport,
     overrides_to_json,
 )
-from rocm_deps.runner import (
+from rocm_deps.github.runner import (
     Runner,
     escape_markdown,
     markdown_cell,

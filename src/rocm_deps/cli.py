@@ -1,0 +1,155 @@
+"""Command line (DESIGN §8). Parses arguments, builds settings once (`settings`), dispatches,
+and maps errors to exit codes. Below `settings`, nothing reads `os.environ`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+
+from rocm_deps import __version__, settings
+from rocm_deps.errors import (
+    EXIT_FAILURE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    FatalError,
+    Interrupted,
+)
+from rocm_deps.github.runner import Runner
+from rocm_deps.options import COMMANDS, Command, Given, Option, for_command, read
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, from the one table of options (`options.OPTIONS`). Values are checked
+    by `options.read`, as the action's inputs are."""
+    parser = argparse.ArgumentParser(
+        prog="rocm-deps",
+        description="Resolve and install the dependency refs a pull request names "
+                    "(ci-<name>-pr directives) for ROCm CI.")
+    parser.add_argument("--version", action="version", version=f"rocm-deps {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        subparser = commands.add_parser(command, help=COMMAND_HELP[command])
+        for option in for_command(command):
+            _add(subparser, option)
+    return parser
+
+
+COMMAND_HELP: dict[Command, str] = {
+    "resolve": "parse and validate directives; write outputs",
+    "install": "check out, patch and pip install overrides",
+    "merge-check": "fail while a dependency pull request the description names is not merged "
+                   "(merge guard)",
+    "demo": "run resolve then install in a throw-away sandbox",
+}
+
+
+def _add(parser: argparse.ArgumentParser, option: Option) -> None:
+    flag, help_text = f"--{option.name}", option.help
+    if option.choices:
+        help_text += f" ({' | '.join(option.choices)}; default {option.default})"
+    if option.switch:
+        parser.add_argument(flag, action="store_const", const="true", help=help_text)
+    elif option.repeatable:
+        parser.add_argument(flag, action="append", metavar=option.metavar, help=help_text)
+    else:
+        metavar = "|".join(option.choices) if option.choices else option.metavar
+        parser.add_argument(flag, metavar=metavar, help=help_text)
+
+
+def given_from_arguments(arguments: argparse.Namespace) -> Given:
+    command = arguments.command
+    return read(command, {option.name: getattr(arguments, option.name.replace("-", "_"))
+                          for option in for_command(command)})
+
+
+def make_runner(environ: Mapping[str, str]) -> Runner:
+    def path(name: str) -> Path | None:
+        value = environ.get(name, "")
+        return Path(value) if value else None
+
+    return Runner(github_actions=environ.get("GITHUB_ACTIONS") == "true",
+                  output_path=path("GITHUB_OUTPUT"), summary_path=path("GITHUB_STEP_SUMMARY"))
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(f"received {signal.Signals(signum).name}; stopped", title="Cancelled")
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    environ = os.environ if environ is None else environ
+    arguments = build_parser().parse_args(argv)
+    return execute(lambda: given_from_arguments(arguments), environ)
+
+
+def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> int:
+    """Read the options, build the settings and run the command; every error becomes an
+    annotation and its exit code. The one path of the command line and the action."""
+    runner = make_runner(environ)
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        given = read_options()
+        _mask_token(given, environ, runner)  # before anything else is printed
+        return _dispatch(given, environ, runner)
+    except FatalError as error:
+        runner.error(error.message, title=error.title)
+        return error.exit_code
+    except OSError as error:  # the environment, not a bug: disk full, read-only, ...
+        runner.error(f"{error.strerror or error}"
+                     f"{f' ({error.filename})' if error.filename else ''}: the machine refused "
+                     f"a read or a write (a full disk, a read-only file system?)",
+                     title="rocm-deps: environment")
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        runner.error("interrupted (SIGINT); stopped", title="Cancelled")
+        return EXIT_INTERRUPTED
+    except Exception:  # the last line of defence: report, never crash silently
+        import traceback  # only on this path: it costs start-up time on every run
+
+        runner.error("internal error in rocm-deps; this is a bug, please report it with the "
+                     "log above", title="rocm-deps internal error")
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _mask_token(given: Given, environ: Mapping[str, str], runner: Runner) -> None:
+    variable = given.optional("github-token-env")
+    if not variable:
+        return
+    token = settings.token_of(given, environ)
+    if token:
+        runner.mask(token)
+    else:
+        runner.warning(f"--github-token-env {variable}: the variable is unset or empty; "
+                       f"continuing without a token (no SHA pinning, no API checks)",
+                       title="rocm-deps: no token")
+
+
+def _dispatch(given: Given, environ: Mapping[str, str], runner: Runner) -> int:
+    built = settings.build(given, environ, cwd=Path.cwd(),
+                           interpreter=settings.Interpreter.current())
+    if isinstance(built, settings.ResolveSettings):
+        from rocm_deps.commands import resolve
+
+        return resolve.run(built, runner)
+    if isinstance(built, settings.InstallSettings):
+        from rocm_deps.commands import install
+
+        return install.run(built, runner)
+    if isinstance(built, settings.MergeCheckSettings):
+        from rocm_deps.commands import merge_check
+
+        return merge_check.run(built, runner)
+    from rocm_deps.commands import demo
+
+    return demo.run(built, runner)
+
+
+def entrypoint() -> None:
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""Steps 8 to 10 of DESIGN §6: the `prepare` commands, `pip install -e` into the
+container's interpreter and the check of what it now imports, and the warning about
+compiled parts that pip does not rebuild."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from rocm_deps import process
+from rocm_deps.config import DependencyConfig
+from rocm_deps.install.git import GitError
+from rocm_deps.install.job import Context, Job, StepFailed, first_names
+from rocm_deps.install.pip import editable_install_argv, editable_probe_argv, pip_environment
+
+
+def prepare(context: Context, job: Job) -> None:
+    """The dependency's commands (argv lists, no shell), run in its directory."""
+    dependency = job.dependency
+    for argv in dependency.prepare:
+        if context.dry_run:
+            context.runner.echo_command(argv, dry_run=True)
+            continue
+        try:
+            result = process.run(argv, context.runner, cwd=dependency.path,
+                                 env=context.pip_env(dependency), capture=False)
+        except OSError as error:
+            raise StepFailed("prepare", f"cannot run `{shlex.join(argv)}` in "
+                                        f"{dependency.path}: {error.strerror or error}"
+                             ) from None
+        if not result.ok:
+            raise StepFailed("prepare", f"`{shlex.join(argv)}` in {dependency.path} failed "
+                                        f"with exit code {result.returncode} (its output is "
+                                        f"above); pip was not run")
+
+
+def pip_install(context: Context, job: Job) -> None:
+    dependency = job.dependency
+    if not dependency.install_dir:
+        context.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
+        return
+    directory = Path(dependency.path) / dependency.install_dir
+    editable_install(context, "pip", directory, dependency.name, dependency)
+    if not context.dry_run:
+        job.report.version = _installed_from(context, directory, dependency.name)
+
+
+def editable_install(context: Context, step: str, directory: Path, what: str,
+                     dependency: DependencyConfig | None = None) -> None:
+    """`pip install -e directory` into the interpreter under test (shown in a dry run)."""
+    python = context.settings.python
+    argv = editable_install_argv(python, directory, context.pip_args(dependency))
+    if context.dry_run:
+        context.runner.echo_command(argv, dry_run=True)
+        return
+    result = process.run(argv, context.runner, env=context.pip_env(dependency), capture=False)
+    if not result.ok:
+        raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
+                               f"code {result.returncode} (pip's output is above); the "
+                               f"interpreter was {python}")
+
+
+def _installed_from(context: Context, directory: Path, what: str) -> str:
+    """The version the interpreter reports for what it now imports from `directory`."""
+    python = context.settings.python
+    result = process.run(editable_probe_argv(python, directory), context.runner,
+                         env=pip_environment(context.settings.environ), echo=False)
+    try:
+        name, version = json.loads(result.stdout.strip() or "null")
+    except (TypeError, ValueError):
+        raise StepFailed("pip", f"pip reported success, but {python} has no distribution "
+                                f"installed editable from {directory} (exit code "
+                                f"{result.returncode}); {what} is not what it imports. Is "
+                                f"`python` the container's interpreter?") from None
+    context.runner.info(f"{what}: {python} imports {name} {version} from {directory}")
+    return str(version)
+
+
+def rebuild_warning(context: Context, job: Job) -> None:
+    """Files under `rebuild-paths` that differ from the image's commit: the image's build of
+    them is what runs, not this commit's."""
+    dependency, report, image = job.dependency, job.report, job.image
+    if context.dry_run or not dependency.rebuild_paths or report.commit is None or not image:
+        return
+    try:
+        files = job.git.changed_files(image.commit, report.commit, dependency.rebuild_paths)
+    except GitError as error:
+        context.runner.warning(f"{dependency.name}: cannot compare the rebuild paths with the "
+                               f"image's commit {image.commit[:12]}: {error.message}",
+                               title=f"rocm-deps: {dependency.name} rebuild check")
+        return
+    report.rebuild = tuple(files)
+    if files:
+        context.runner.warning(
+            f"{dependency.name}: {len(files)} file(s) under "
+            f"{', '.join(dependency.rebuild_paths)} differ between the image's commit "
+            f"{image.commit[:12]} and {report.commit[:12]} ({first_names(files)}). "
+            f"`pip install -e --no-deps` does not rebuild these compiled parts: the "
+            f"image's build is what runs, not this commit's",
+            title=f"rocm-deps: {dependency.name} compiled parts not rebuilt")

@@ -1,0 +1,256 @@
+"""Put exactly the named dependency commits into the container (DESIGN §6).
+
+For each overridden dependency: open the clone and lock it (step 1); skip everything when
+the install record says this commit with these patches is already installed into this
+interpreter (step 2); else walk `STEPS`, the one list of what an install does. A real run,
+a dry run and a dry run without the clone (a laptop away from the image) all walk that list,
+so a plan can never leave out a step that the run takes. Then reinstall the workspace
+(step 11). Dependencies that are not named are never touched. Settings in, an
+`InstallReport` out; nothing here prints a summary or an output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_deps.config import DependencyConfig
+from rocm_deps.contract import (
+    FAILED,
+    INSTALLED,
+    PLANNED_INSTALL,
+    UP_TO_DATE,
+    DependencyReport,
+    InstallReport,
+    Override,
+    Phase,
+    WorkspaceState,
+)
+from rocm_deps.github.runner import Runner
+from rocm_deps.install import build, checkout, clean, patches
+from rocm_deps.install.git import Git
+from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
+from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
+from rocm_deps.install.record import Record, RecordFile, tree_fingerprint
+from rocm_deps.settings import InstallSettings
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    phase: Phase | None  # the report's timed phase it counts towards
+    run: Callable[[Context, Job], None]
+
+
+# DESIGN §6 steps 3 to 10, in order.
+STEPS: tuple[Step, ...] = (
+    Step("clean", "clean", clean.clean),
+    Step("fetch", "fetch", checkout.fetch),
+    Step("checkout", "checkout", checkout.checkout),
+    Step("submodules", "checkout", checkout.update_submodules),
+    Step("patch", "patch", patches.apply_patches),
+    Step("prepare", "prepare", build.prepare),
+    Step("pip", "pip", build.pip_install),
+    Step("rebuild-check", None, build.rebuild_warning),
+)
+
+
+class Installer:
+    def __init__(self, settings: InstallSettings, runner: Runner) -> None:
+        self.context = Context(settings, runner)
+        self.settings = settings
+        self.runner = runner
+        # Install records of the dependencies this run installed or found up to date, and
+        # whether their last workspace install succeeded.
+        self._records: dict[str, RecordFile] = {}
+        self._workspace_done: dict[str, bool] = {}
+
+    def install(self, overrides: Mapping[str, Override]) -> InstallReport:
+        report = InstallReport(self.settings.dry_run, self.settings.python)
+        for dependency in self.settings.config.dependencies:
+            override = overrides.get(dependency.name)
+            if override is not None:
+                report.dependencies[dependency.name] = self.install_one(dependency, override)
+        report.workspace = self.install_workspace(report)
+        return report
+
+    def install_one(self, dependency: DependencyConfig, override: Override) -> DependencyReport:
+        report = DependencyReport(dependency.name, override.source, override.ref, override.sha)
+        with self.runner.group(f"{dependency.name}: {override.raw} → {override.ref}"):
+            try:
+                try:
+                    self._install(dependency, override, report)
+                except OSError as error:  # disk full, read-only file system, ...
+                    raise StepFailed("environment", _environment_failure(error)) from None
+            except StepFailed as failure:
+                report.state, report.failed_step, report.error = (
+                    FAILED, failure.step, failure.message)
+                self.runner.error(f"{dependency.name}: {failure.message}",
+                                  title=f"rocm-deps: {dependency.name} {failure.step} failed")
+        return report
+
+    def _install(self, dependency: DependencyConfig, override: Override,
+                 report: DependencyReport) -> None:
+        if self.settings.dry_run and not Path(dependency.path).exists():
+            self._walk(self._job_without_clone(dependency, override, report))
+            return
+        job = self._open(dependency, override, report)                   # step 1
+        if self.settings.dry_run:  # a dry run changes nothing, not even a lock file
+            self._locked(job)
+            return
+        assert job.record is not None
+        try:
+            with clone_lock(job.record.path.parent,
+                            self.settings.config.install.lock_timeout_seconds):
+                self._locked(job)
+        except LockTimeout as error:
+            raise StepFailed("lock", f"another install is working on {dependency.path}: "
+                                     f"{error.path} is held by {error.holder}; waited "
+                                     f"{error.waited:g} s (install.lock-timeout-seconds). Two "
+                                     f"installs on one clone would each claim their commit "
+                                     f"while the clone holds only one") from None
+        except LockError as error:
+            raise StepFailed("lock", str(error)) from None
+
+    def _locked(self, job: Job) -> None:
+        assert job.record is not None
+        image_file = job.image_file
+        assert image_file is not None
+        job.image = image_file.load()
+        job.report.image_commit = job.image.commit if job.image else None
+        record = job.record.load()
+        if self._up_to_date(job, record):                                 # step 2
+            assert record is not None
+            self._skip(job, record)
+            return
+        self._walk(job)
+        if not self.settings.dry_run:
+            job.record.save(job.request(self.context), job.report.commit or "",
+                            tree_fingerprint(job.git), job.report.patches)
+            self._records[job.dependency.name] = job.record
+            self._workspace_done[job.dependency.name] = False
+
+    def _walk(self, job: Job) -> None:
+        """Steps 3 to 10: the same list for a run, a dry run and a plan without the clone."""
+        for step in STEPS:
+            job.report.steps.append(step.name)
+            with job.timed(step.phase):
+                step.run(self.context, job)
+        job.report.state = PLANNED_INSTALL if self.settings.dry_run else INSTALLED
+
+    def _skip(self, job: Job, record: Record) -> None:
+        report, name = job.report, job.dependency.name
+        report.state, report.commit = UP_TO_DATE, record.commit
+        report.patches = list(record.patches)
+        assert job.record is not None
+        self._records[name] = job.record
+        self._workspace_done[name] = record.workspace_installed(self.settings.workspace)
+        self.runner.info(f"{name} is up to date at {record.commit} (installed by an earlier "
+                         f"run with the same patches and interpreter); nothing to do")
+
+    def _job_without_clone(self, dependency: DependencyConfig, override: Override,
+                           report: DependencyReport) -> Job:
+        """`--dry-run` away from the container (a laptop): the plan, and what is missing."""
+        path = Path(dependency.path)
+        self.runner.warning(f"{path} does not exist on this machine: below is what install "
+                            f"would run where the image has its clone of "
+                            f"{dependency.repository} (the up-to-date check needs the clone, "
+                            f"so the plan is the full install)",
+                            title="rocm-deps: dry run without the clone")
+        report.clone_state = f"missing on this machine ({path})"
+        git = Git(path, self.runner, self.settings.environ, dry_run=True)
+        return Job(dependency, override, report, git, None, self._patch_files(dependency))
+
+    def _open(self, dependency: DependencyConfig, override: Override,
+              report: DependencyReport) -> Job:
+        """Step 1: the path must be the top of a git work tree."""
+        path = Path(dependency.path)
+        where = (f"set `dependencies.{dependency.name}.path` in the config if the checkout "
+                 f"lives elsewhere")
+        if not path.is_dir():
+            raise StepFailed("check", f"{path} does not exist; the container image is expected "
+                                      f"to have a clone of {dependency.repository} there; {where}")
+        git = Git(path.resolve(), self.runner, self.settings.environ,
+                  dry_run=self.settings.dry_run)
+        layout = git.layout()
+        if layout is None or layout.top.resolve() != path.resolve():
+            raise StepFailed("check", f"{path} is not the top of a git work tree; {where}")
+        return Job(dependency, override, report, git, RecordFile(layout.git_dir),
+                   self._patch_files(dependency))
+
+    def _patch_files(self, dependency: DependencyConfig) -> list[PatchFile]:
+        files = []
+        workspace = self.settings.workspace.resolve()
+        for label in dependency.patches:
+            patch = (workspace / label).resolve()  # symlinks resolved before the check
+            if not patch.is_relative_to(workspace):
+                raise StepFailed("patch", f"patch {label} resolves to {patch}, outside the "
+                                          f"workspace {workspace}; patch paths must name files "
+                                          f"of the workspace checkout")
+            if not patch.is_file():
+                raise StepFailed("patch", f"patch {label} not found in the workspace "
+                                          f"{self.settings.workspace}; patch paths are relative "
+                                          f"to the workspace checkout (--workspace / "
+                                          f"$GITHUB_WORKSPACE), because the image deletes its "
+                                          f"own copies")
+            files.append(PatchFile(label, patch))
+        return files
+
+    def _up_to_date(self, job: Job, record: Record | None) -> bool:
+        """Whether an earlier run installed exactly what is wanted now, and the clone still
+        holds it: same HEAD, the ref has not moved, the work tree as it was left. A clone
+        whose image state was never captured was never installed by this tool."""
+        if record is None or job.image is None or not record.satisfies(
+                job.request(self.context)):
+            return False
+        git = job.git
+        head = git.commit_of("HEAD")
+        if head is None or head != record.commit:
+            return False
+        wanted = job.override.sha or git.remote_commit(job.dependency.remote, job.override.ref)
+        if head != wanted:
+            return False  # the ref moved since the last install (or cannot be read)
+        if tree_fingerprint(git) != record.fingerprint:
+            return False
+        return all(git.try_apply_check(patch.path, reverse=True, echo=False)
+                   for patch in job.patches if patch.label in record.present_patches)
+
+    # step 11
+    def install_workspace(self, report: InstallReport) -> WorkspaceState:
+        if not report.dependencies:
+            return "not needed"
+        if report.failed:
+            return "skipped (a dependency failed)"
+        if not self.settings.config.install.workspace_install:
+            return "disabled"
+        if all(dep.state == UP_TO_DATE for dep in report.dependencies.values()):
+            if all(self._workspace_done.get(name) for name in report.dependencies):
+                return "not needed (all dependencies up to date)"
+            self.runner.info("every dependency is up to date, but the workspace install after "
+                             "them did not succeed last time: installing it again")
+        outcome = self._install_workspace()
+        for record in self._records.values():
+            try:
+                record.mark_workspace(self.settings.workspace, outcome)
+            except (OSError, ValueError) as error:
+                self.runner.warning(f"cannot update the install record {record.path}: {error}; "
+                                    f"the next run installs again",
+                                    title="rocm-deps: install record")
+        return outcome
+
+    def _install_workspace(self) -> WorkspaceState:
+        with self.runner.group(f"workspace: pip install -e {self.settings.workspace}"):
+            try:
+                build.editable_install(self.context, "workspace", self.settings.workspace,
+                                       "the workspace")
+            except StepFailed as failure:
+                self.runner.error(failure.message, title="rocm-deps: workspace install failed")
+                return "failed"
+        return "planned" if self.settings.dry_run else "installed"
+
+
+def _environment_failure(error: OSError) -> str:
+    where = f" ({error.filename})" if error.filename else ""
+    return (f"{error.strerror or error}{where}: the machine refused a write or a read, e.g. "
+            f"a full disk or a read-only file system; free space or remount, then re-run")
