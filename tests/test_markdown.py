@@ -134,3 +134,13 @@ def test_nesting_deeper_than_the_bound_is_an_error_not_a_guess() -> None:
     assert parsed.directives == {}
     assert [error.line for error in parsed.errors] == [2]
     assert f"nest more than {MAX_DEPTH} deep" in parsed.errors[0].message
+
+
+@pytest.mark.parametrize("item", ["- ", "5) ", "* > "], ids=["bullet", "ordered-5", "quote-in-item"])
+def test_a_heading_inside_a_list_item_keeps_its_own_line_number(item: str) -> None:
+    """The list item's number (0 for a bullet) once stood in for the heading's line."""
+    lines = shown_lines(f"intro\n\n{item}# heading\n{item}# ci-sglang-pr: #1")
+    assert [(line.number, line.text) for line in lines] == [
+        (1, "intro"), (3, "# heading"), (4, "# ci-sglang-pr: #1")]
+    warnings = parse_body(f"intro\n\n{item}# ci-sglang-pr: #1", DEPENDENCIES).findings
+    assert [(finding.level, finding.line) for finding in warnings] == [("warning", 3)]

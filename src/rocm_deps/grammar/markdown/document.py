@@ -1,0 +1,152 @@
+"""cmark-gfm's block parser over a whole body, line by line (blocks.c, S_process_line): match
+the open blocks, open the blocks that start on the line (`rules.RULES`), add the rest of the
+line to the deepest open block. Paragraphs are read for inline constructs when they end.
+
+Linear in the body size: each line is examined a bounded number of times (nesting is at most
+MAX_DEPTH) and a paragraph is scanned once, when it ends."""
+
+from __future__ import annotations
+
+from rocm_deps.grammar.markdown.blocks import Block, Start
+from rocm_deps.grammar.markdown.cursor import CODE_INDENT, Cursor
+from rocm_deps.grammar.markdown.html import Browser
+from rocm_deps.grammar.markdown.inline import Inline
+from rocm_deps.grammar.markdown.rules import FIRST_CHARACTERS, RULES
+from rocm_deps.grammar.markdown.rules.html_block import Html
+from rocm_deps.grammar.markdown.rules.indented_code import open_code
+from rocm_deps.grammar.markdown.rules.list_item import Item, List
+from rocm_deps.grammar.markdown.rules.paragraph import Paragraph
+from rocm_deps.grammar.markdown.shown import MAX_DEPTH, NestingTooDeep, ShownLine
+
+
+class Document:
+    def __init__(self) -> None:
+        self.open: list[Block] = []
+        self.number = 0
+        self.browser = Browser()
+        self.shown: list[ShownLine] = []
+
+    def parse(self, text: str) -> list[ShownLine]:
+        settled = False  # the last line was blank and closed nothing
+        for number, line in enumerate(text.split("\n"), start=1):
+            blank = not line.strip(" \t")
+            if blank and settled:
+                # A blank line only closes blocks; after one that closed none, the next finds
+                # the same open blocks and changes nothing. Skipping it keeps a run of blank
+                # lines under deep nesting from costing the depth per byte.
+                continue
+            depth = len(self.open)
+            self._line(number, line)
+            settled = blank and len(self.open) == depth
+        self.close_from(0)
+        return self.shown
+
+    def _line(self, number: int, line: str) -> None:
+        self.number = number
+        cursor = Cursor(line)
+        matched = self._match_open_blocks(cursor)
+        if matched is None:
+            return  # a closing code fence: the line is consumed
+        tip = self.open[-1] if self.open else None
+        depth = self._open_new_blocks(cursor, matched, isinstance(tip, Paragraph))
+        if depth is None:
+            return
+        self._add_line(number, cursor, matched, depth)
+
+    def _match_open_blocks(self, cursor: Cursor) -> int | None:
+        """How many open blocks this line continues; None when it closes a fence."""
+        for depth, block in enumerate(self.open):
+            cursor.find_first_nonspace()
+            continues = block.continues(cursor, self, depth)
+            if continues is None:
+                return None
+            if not continues:
+                return depth
+        return len(self.open)
+
+    def _open_new_blocks(self, cursor: Cursor, matched: int, maybe_lazy: bool) -> int | None:
+        """Open the blocks that start on this line; the depth of the deepest container the
+        line belongs to, or None when the line needs nothing more."""
+        depth = matched
+        container = self.open[depth - 1] if depth else None
+        while container is None or not container.leaf or isinstance(container, Paragraph):
+            cursor.find_first_nonspace()
+            indented = cursor.indent >= CODE_INDENT
+            if indented or cursor.peek(cursor.first_nonspace) not in FIRST_CHARACTERS:
+                if indented and not maybe_lazy and not cursor.blank:
+                    depth = open_code(self, cursor, depth)  # never interrupts a paragraph
+                break
+            opened = self._open_one(cursor, depth, isinstance(container, Paragraph))
+            if opened is None:
+                break
+            start, depth = opened
+            if start is Start.CONSUMED:
+                return None
+            if start is Start.LEAF:
+                break
+            container = self.open[depth - 1]
+            maybe_lazy = False
+        return depth
+
+    def _open_one(self, cursor: Cursor, depth: int,
+                  in_paragraph: bool) -> tuple[Start, int] | None:
+        """The first rule of RULES that starts a block here, opened; None when none does."""
+        first = cursor.peek(cursor.first_nonspace)
+        for rule in RULES:
+            if first not in rule.first_characters or (rule.needs_paragraph
+                                                      and not in_paragraph):
+                continue
+            candidate = rule.scan(cursor)
+            if candidate is None or (in_paragraph
+                                     and not rule.interrupts_paragraph(candidate)):
+                continue
+            return rule.open(self, cursor, depth, candidate)
+        return None
+
+    def _add_line(self, number: int, cursor: Cursor, matched: int, depth: int) -> None:
+        cursor.find_first_nonspace()
+        tip = self.open[-1] if self.open else None
+        if (matched < len(self.open) and depth == matched and not cursor.blank
+                and isinstance(tip, Paragraph)):
+            tip.lines.append((number, cursor.line, cursor.first_nonspace))  # lazy line
+            return
+        self.close_from(depth)
+        container = self.open[-1] if self.open else None
+        if container is not None and container.leaf:
+            container.take_line(self, number, cursor)
+        elif not cursor.blank:
+            self.add_child(depth, Paragraph([(number, cursor.line, cursor.first_nonspace)]))
+
+    def add_child(self, depth: int, block: Block | None, markup: str = "<x>") -> int:
+        """Add `block` under the container at `depth`, closing what it ends; the new depth.
+        None adds a one-line leaf (heading, thematic break) that ends at once. `markup` is
+        the opening tag cmark writes for it; only its quotes matter."""
+        if depth and self.open[depth - 1].leaf:
+            depth -= 1  # a paragraph cannot contain a block: it ends
+        if depth and isinstance(self.open[depth - 1], List) and not isinstance(block, Item):
+            depth -= 1  # a list holds only items: it ends
+        self.close_from(depth)
+        parent = self.open[depth - 1] if depth else None
+        if isinstance(parent, Item):
+            parent.has_child = True
+        if block is None:
+            self.browser.markup()
+            return depth
+        if not isinstance(block, Html):
+            self.browser.markup(markup)
+        if len(self.open) >= MAX_DEPTH:
+            raise NestingTooDeep(self.number)
+        self.open.append(block)
+        return depth + 1
+
+    def close_from(self, depth: int) -> None:
+        while len(self.open) > depth:
+            block = self.open.pop()
+            if isinstance(block, Paragraph):
+                self.emit_paragraph(block)
+            if block.closing is not None:
+                self.browser.markup(block.closing)
+
+    def emit_paragraph(self, paragraph: Paragraph) -> None:
+        self.browser.markup()
+        self.shown.extend(Inline(paragraph.lines, self.browser).shown())

@@ -1,0 +1,135 @@
+"""Raw HTML as GitHub's readers see it: the tag syntax cmark recognises, and the browser's
+tokenizer over the HTML cmark writes (a comment opened in an HTML block hides everything
+after it, whatever Markdown made of it, until a raw `-->` or `--!>`)."""
+
+from __future__ import annotations
+
+import re
+
+SPACE = r"[ \t\v\f\r\n]"
+ATTRIBUTE = (rf"{SPACE}+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:{SPACE}*={SPACE}*"
+              r"""(?:[^ \t\r\n\v\f"'=<>`]+|'[^']*'|"[^"]*"))?""")
+OPEN_TAG = rf"[A-Za-z][A-Za-z0-9-]*(?:{ATTRIBUTE})*{SPACE}*/?>"
+CLOSE_TAG = rf"/[A-Za-z][A-Za-z0-9-]*{SPACE}*>"
+
+_DATA, _COMMENT, _BOGUS, _TAG, _TAG_DOUBLE_QUOTED, _TAG_SINGLE_QUOTED = range(6)
+_IN_TAG = (_TAG, _TAG_DOUBLE_QUOTED, _TAG_SINGLE_QUOTED)
+_COMMENT_END = re.compile(r"--!?>")
+_TAG_NAME = re.compile(r"</?(?P<name>[A-Za-z][^\t\n\f />]*)")
+_TAG_WHITESPACE = frozenset(" \t\n\f")
+
+
+def escape_as_cmark(text: str) -> str:
+    """Text as cmark writes it into HTML (houdini_escape_html0 without `secure`)."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+class Browser:
+    """The state of an HTML tokenizer (WHATWG §13.2.5) over the HTML GitHub produces, in
+    document order: comments, bogus comments (`<?`, `<!x`, `</1`) and tags, whose quoted
+    attribute values may run past their raw HTML. Text cmark writes is escaped, so only a
+    tag left open can be changed by it; markup cmark writes (`<p>`, `</li>`, …) is taken to
+    carry no quotes. Text inside raw `<pre>` or `<code>` is code, as in Markdown."""
+
+    def __init__(self) -> None:
+        self.state = _DATA
+        self.after_equals = False
+        self.open_code = {"pre": 0, "code": 0}  # raw <pre> and <code> not yet closed
+
+    @property
+    def in_code(self) -> bool:
+        return self.open_code["pre"] > 0 or self.open_code["code"] > 0
+
+    def hides_text(self) -> bool:
+        return self.state != _DATA or self.in_code
+
+    def markup(self, tags: str = "<x>") -> None:
+        """cmark wrote tags of its own: only their quotes and `pre`/`code` names matter, so
+        every other tag is written `<x>`."""
+        if self.state == _DATA and "pre" not in tags and "code" not in tags:
+            return  # a whole tag read in data changes nothing but the code count
+        self.read_raw(tags, 0, len(tags))
+
+    def read_escaped(self, text: str) -> None:
+        """cmark wrote `text` escaped: it can only move a tag's attribute state."""
+        if self.state in _IN_TAG:
+            escaped = escape_as_cmark(text)
+            self._tag(escaped, 0, len(escaped))
+
+    def read_raw(self, raw: str, start: int, end: int) -> list[tuple[int, int]]:
+        """Read raw[start:end]; the parts shown as text."""
+        shown: list[tuple[int, int]] = []
+        position = start
+        while position < end:
+            if self.state == _COMMENT:
+                close = _COMMENT_END.search(raw, position, end)
+                if close is None:
+                    return shown
+                position, self.state = close.end(), _DATA
+            elif self.state == _BOGUS:
+                greater = raw.find(">", position, end)
+                if greater < 0:
+                    return shown
+                position, self.state = greater + 1, _DATA
+            elif self.state in _IN_TAG:
+                position = self._tag(raw, position, end)
+            else:
+                opening = raw.find("<", position, end)
+                stop = end if opening < 0 else opening
+                if stop > position and not self.in_code:
+                    shown.append((position, stop))
+                if opening < 0:
+                    return shown
+                position = self._markup_start(raw, stop, end, shown)
+        return shown
+
+    def _tag(self, raw: str, position: int, end: int) -> int:
+        """Inside a tag: where it ends (state back to data), or `end`."""
+        while position < end:
+            character = raw[position]
+            position += 1
+            if self.state == _TAG_DOUBLE_QUOTED:
+                if character == '"':
+                    self.state, self.after_equals = _TAG, False
+            elif self.state == _TAG_SINGLE_QUOTED:
+                if character == "'":
+                    self.state, self.after_equals = _TAG, False
+            elif character == ">":
+                self.state = _DATA
+                return position
+            elif character in "\"'" and self.after_equals:
+                self.state = _TAG_DOUBLE_QUOTED if character == '"' else _TAG_SINGLE_QUOTED
+            elif character == "=":
+                self.after_equals = True
+            elif character not in _TAG_WHITESPACE:
+                self.after_equals = False
+        return position
+
+    def _markup_start(self, raw: str, start: int, end: int,
+                      shown: list[tuple[int, int]]) -> int:
+        """At a `<` in data: the position after what it starts (state updated)."""
+        rest = raw[start:min(end, start + 6)]
+        if rest.startswith("<!--"):
+            if rest.startswith("<!-->"):
+                return start + 5
+            if rest.startswith("<!--->"):
+                return start + 6
+            self.state = _COMMENT
+            return start + 4
+        if rest.startswith("</>"):
+            return start + 3
+        name = _TAG_NAME.match(raw, start, end)
+        if name is not None:
+            tag = name.group("name").lower()
+            if tag in self.open_code:
+                closing = name.group().startswith("</")
+                self.open_code[tag] = max(0, self.open_code[tag] + (-1 if closing else 1))
+            self.state, self.after_equals = _TAG, False
+            return name.end()
+        if rest.startswith(("<!", "<?", "</")):
+            self.state = _BOGUS
+            return start + 2
+        if not self.in_code:
+            shown.append((start, start + 1))  # a lone `<` is text
+        return start + 1

@@ -1,0 +1,177 @@
+"""One paragraph's inline constructs that hide text: code spans (which may span lines), raw
+HTML (comments `<!-->`, `<!--->`, `<!-- … -->`, tags) and back-slash escapes, left to right
+as cmark's inlines.c reads them."""
+
+from __future__ import annotations
+
+import re
+
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, SPACE, Browser
+from rocm_deps.grammar.markdown.shown import ShownLine
+
+_INLINE_SPECIAL = re.compile(r"[\\`<]")
+_BACKTICKS = re.compile(r"`+")
+MAX_BACKTICKS = 80
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_INLINE_TAG = re.compile(rf"<(?:{OPEN_TAG}|{CLOSE_TAG})")
+_DECLARATION_START = re.compile(rf"<![A-Z]+{SPACE}")
+# cmark's scan_html_comment after `<!--`: at each `-` the next character decides the branch,
+# so a failed match costs time linear in what it read.
+_COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
+
+
+class Inline:
+    """One paragraph's code spans and raw HTML, left to right as cmark's inlines.c."""
+
+    def __init__(self, lines: list[tuple[int, str, int]], browser: Browser) -> None:
+        self.lines = lines
+        self.browser = browser
+        self.content = "\n".join(line[start:] for _, line, start in lines)
+        self.backticks: dict[int, int] = {}
+        self.scanned_for_backticks = False
+        # Where a search for a terminator found none: later searches would find none either,
+        # so many unterminated openers in one paragraph stay linear.
+        self.no_terminator_after: dict[str, int] = {}
+        self.no_comment_end = False
+        # (start, end, is_code_span): parts of the content not shown as text
+        self.hidden: list[tuple[int, int, bool]] = []
+
+    def shown(self) -> list[ShownLine]:
+        self._scan()
+        return self._split()
+
+    def _scan(self) -> None:
+        content, position, text_from = self.content, 0, 0
+        while (special := _INLINE_SPECIAL.search(content, position)) is not None:
+            position = special.start()
+            character = content[position]
+            if character == "\\":
+                position += 2 if content[position + 1:position + 2] in _ASCII_PUNCTUATION else 1
+                continue
+            ticks = 0
+            if character == "`":
+                run = _BACKTICKS.match(content, position)
+                assert run is not None
+                ticks = run.end() - position
+                end = self._code_span_end(position, ticks)
+                if end is None:
+                    position += ticks
+                    continue
+            else:
+                end = self._raw_end(position)
+                if end is None:
+                    position += 1
+                    continue
+            self._text(text_from, position)
+            if character == "`":
+                shown = not self.browser.hides_text()
+                self.hidden.append((position, end, shown))
+                if not shown:
+                    self.browser.markup("<code>")
+                    self.browser.read_escaped(content[position + ticks:end - ticks])
+                    self.browser.markup("</code>")
+            else:
+                self._raw(position, end)
+            position = text_from = end
+        self._text(text_from, len(content))
+
+    def _code_span_end(self, start: int, length: int) -> int | None:
+        """cmark's scan_to_closing_backticks, its cache included: the position of the last
+        run of each length seen, and whether a scan reached the end. GitHub's rendering
+        follows the cache where it is stale, so this does too."""
+        position = start + length
+        if length > MAX_BACKTICKS:
+            return None
+        if self.scanned_for_backticks and self.backticks.get(length, 0) <= position:
+            return None
+        for run in _BACKTICKS.finditer(self.content, position):
+            run_length = run.end() - run.start()
+            if run_length <= MAX_BACKTICKS:
+                self.backticks[run_length] = run.start()
+            if run_length == length:
+                return run.end()
+        self.scanned_for_backticks = True
+        return None
+
+    def _raw_end(self, start: int) -> int | None:
+        """Where the raw HTML at `start` ends (cmark's handle_pointy_brace), None if the `<`
+        is text. As in cmark, once a comment finds no end, no later `<!` in the paragraph
+        starts raw HTML."""
+        content = self.content
+        if content.startswith("<!", start):
+            if self.no_comment_end:
+                return None
+            if content.startswith("<!--", start):
+                return self._comment_end(start)
+            if content.startswith("<![CDATA[", start):
+                return self._terminated(start + 9, "]]>")
+            if _DECLARATION_START.match(content, start):
+                return self._terminated(start + 2, ">")
+            return None
+        if content.startswith("<?", start):
+            return self._terminated(start + 2, "?>")
+        tag = _INLINE_TAG.match(content, start)
+        return tag.end() if tag else None
+
+    def _comment_end(self, start: int) -> int | None:
+        content = self.content
+        if content.startswith("<!-->", start):
+            return start + 5
+        if content.startswith("<!--->", start):
+            return start + 6
+        rest = _COMMENT_REST.match(content, start + 4)
+        if rest is None:
+            self.no_comment_end = True
+            return None
+        return rest.end()
+
+    def _terminated(self, position: int, terminator: str) -> int | None:
+        if position >= self.no_terminator_after.get(terminator, len(self.content) + 1):
+            return None
+        found = self.content.find(terminator, position)
+        if found < 0:
+            self.no_terminator_after[terminator] = position
+            return None
+        return found + len(terminator)
+
+    def _text(self, start: int, end: int) -> None:
+        if start < end and self.browser.hides_text():
+            self.hidden.append((start, end, False))
+            self.browser.read_escaped(self.content[start:end])
+
+    def _raw(self, start: int, end: int) -> None:
+        shown_from = start
+        for begin, finish in self.browser.read_raw(self.content, start, end):
+            if begin > shown_from:
+                self.hidden.append((shown_from, begin, False))
+            shown_from = finish
+        if shown_from < end:
+            self.hidden.append((shown_from, end, False))
+
+    def _split(self) -> list[ShownLine]:
+        shown, line_start, hidden = [], 0, self.hidden
+        index = 0
+        for number, line, start in self.lines:
+            line_end = line_start + len(line) - start
+            text: list[str] = []
+            prose: list[str] = []
+            position = line_start
+            while index < len(hidden) and hidden[index][0] < line_end:
+                begin, end, is_code = hidden[index]
+                piece = self.content[position:max(position, begin)]
+                text.append(piece)
+                prose.append(piece)
+                if is_code and begin >= line_start and end <= line_end:
+                    text.append(self.content[begin:end])  # a code span within the line
+                position = max(position, min(end, line_end))
+                if end > line_end:
+                    break  # continues on the next line
+                index += 1
+            text.append(self.content[position:line_end])
+            prose.append(self.content[position:line_end])
+            shown_text = "".join(text).strip(" \t")
+            if shown_text:
+                shown.append(ShownLine(number, line, shown_text,
+                                       "".join(prose).strip(" \t")))
+            line_start = line_end + 1
+        return shown

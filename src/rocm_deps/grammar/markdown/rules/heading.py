@@ -1,0 +1,38 @@
+"""Headings: an ATX heading (`#` to `######`) is one line of inline text; a setext
+underline (`===`, `---`) turns the paragraph above it into a heading and ends it."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rocm_deps.grammar.markdown.blocks import Start
+from rocm_deps.grammar.markdown.cursor import Cursor
+from rocm_deps.grammar.markdown.rules.paragraph import Paragraph
+
+if TYPE_CHECKING:
+    from rocm_deps.grammar.markdown.document import Document
+
+_ATX_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
+
+
+def scan_atx(cursor: Cursor) -> object | None:
+    return _ATX_HEADING.match(cursor.line, cursor.first_nonspace)
+
+
+def open_atx(document: Document, cursor: Cursor, depth: int,
+             candidate: object) -> tuple[Start, int]:
+    depth = document.add_child(depth, None)
+    document.emit_paragraph(Paragraph([(document.number, cursor.line, cursor.first_nonspace)]))
+    return Start.CONSUMED, depth
+
+
+def scan_setext(cursor: Cursor) -> object | None:
+    return _SETEXT_UNDERLINE.match(cursor.line, cursor.first_nonspace)
+
+
+def open_setext(document: Document, cursor: Cursor, depth: int,
+                candidate: object) -> tuple[Start, int]:
+    document.close_from(depth - 1)  # the paragraph becomes a heading and ends
+    return Start.CONSUMED, depth

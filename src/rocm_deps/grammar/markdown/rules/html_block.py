@@ -1,0 +1,78 @@
+"""HTML blocks: cmark-gfm's seven kinds, each with its start condition and, for kinds 1 to
+5, the text that ends it (6 and 7 end at a blank line). What the block shows is what the
+browser shows of its raw HTML; kind 7 (any complete tag alone) cannot interrupt a
+paragraph."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rocm_deps.grammar.markdown.blocks import Block, Start
+from rocm_deps.grammar.markdown.cursor import Cursor
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG
+from rocm_deps.grammar.markdown.shown import ShownLine
+
+if TYPE_CHECKING:
+    from rocm_deps.grammar.markdown.document import Document
+
+_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|"
+    "details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|"
+    "h1|h2|h3|h4|h5|h6|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|"
+    "noframes|ol|optgroup|option|p|param|section|source|title|summary|table|tbody|td|"
+    "tfoot|th|thead|title|tr|track|ul")
+# The start conditions of HTML blocks 1-7 (cmark-gfm scanners.re); the number is the kind.
+_STARTS = (
+    (1, re.compile(r"<(?:script|pre|style)(?:[ \t\v\f\r\n>]|$)", re.IGNORECASE)),
+    (2, re.compile(r"<!--")),
+    (3, re.compile(r"<\?")),
+    (4, re.compile(r"<![A-Z]")),
+    (5, re.compile(r"<!\[CDATA\[")),
+    (6, re.compile(rf"</?(?:{_BLOCK_TAGS})(?:[ \t\v\f\r\n]|/?>|$)", re.IGNORECASE)),
+    (7, re.compile(rf"<(?:{OPEN_TAG}|{CLOSE_TAG})[\t\n\f ]*$")),
+)
+_ENDS = {
+    1: re.compile(r"</(?:script|pre|style)>", re.IGNORECASE),
+    2: re.compile(r"-->"),
+    3: re.compile(r"\?>"),
+    4: re.compile(r">"),
+    5: re.compile(r"\]\]>"),
+}
+
+
+@dataclass
+class Html(Block):
+    kind: int
+    leaf = True
+    closing = None
+
+    def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
+        return not (cursor.blank and self.kind >= 6)
+
+    def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
+        line, start = cursor.line, cursor.offset
+        visible = document.browser.read_raw(line, start, len(line))
+        text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
+        if text:
+            document.shown.append(ShownLine(number, line, text, text))
+        end = _ENDS.get(self.kind)
+        if end is not None and end.search(line, cursor.first_nonspace):
+            document.close_from(len(document.open) - 1)
+
+
+def scan(cursor: Cursor) -> object | None:
+    """The kind of HTML block the line starts, or None."""
+    line, start = cursor.line, cursor.first_nonspace
+    return next((kind for kind, pattern in _STARTS if pattern.match(line, start)), None)
+
+
+def interrupts_paragraph(kind: object) -> bool:
+    return kind != 7
+
+
+def open_html(document: Document, cursor: Cursor, depth: int,
+              candidate: object) -> tuple[Start, int]:
+    assert isinstance(candidate, int)
+    return Start.LEAF, document.add_child(depth, Html(candidate))

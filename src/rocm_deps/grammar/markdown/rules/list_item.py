@@ -1,0 +1,96 @@
+"""Lists and list items: a bullet (`-`, `+`, `*`) or an ordered marker (`1.`, `1)`, up to 9
+digits) and its padding; a line continues an item when it is indented to the item's
+content. An empty item, or an ordered one not numbered 1, cannot interrupt a paragraph."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rocm_deps.grammar.markdown.blocks import Block, Start
+from rocm_deps.grammar.markdown.cursor import Cursor
+
+if TYPE_CHECKING:
+    from rocm_deps.grammar.markdown.document import Document
+
+_BULLET = re.compile(r"[-*+](?=[ \t]|$)")
+_ORDERED = re.compile(r"(?P<number>[0-9]{1,9})[.)](?=[ \t]|$)")
+
+
+@dataclass
+class List(Block):
+    kind: str  # the bullet (`-`, `+`, `*`) or the ordered delimiter (`.`, `)`)
+
+    def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
+        return True  # a list continues while an item or a new item does
+
+
+@dataclass
+class Item(Block):
+    width: int  # columns of the marker and its padding: what a continuation line must indent
+    has_child: bool = False
+
+    def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
+        if cursor.indent >= self.width:
+            cursor.advance(self.width, True)
+        elif cursor.blank and self.has_child:
+            cursor.advance_to_first_nonspace()
+        else:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Marker:
+    match: re.Match[str]
+    ordered: bool
+    number: int  # 0 for a bullet
+    empty: bool  # nothing after the marker
+
+
+def scan(cursor: Cursor) -> object | None:
+    line, start = cursor.line, cursor.first_nonspace
+    marker = _BULLET.match(line, start) or _ORDERED.match(line, start)
+    if marker is None:
+        return None
+    ordered = marker.re is _ORDERED
+    return Marker(marker, ordered, int(marker.group("number")) if ordered else 0,
+                  line[marker.end():].strip(" \t") == "")
+
+
+def interrupts_paragraph(candidate: object) -> bool:
+    assert isinstance(candidate, Marker)
+    return not candidate.empty and (not candidate.ordered or candidate.number == 1)
+
+
+def open_item(document: Document, cursor: Cursor, depth: int,
+              candidate: object) -> tuple[Start, int]:
+    assert isinstance(candidate, Marker)
+    width, kind = _width(cursor, candidate)
+    container = document.open[depth - 1] if depth else None
+    if not (isinstance(container, List) and container.kind == kind):
+        number = candidate.number
+        markup = f'<ol start="{number}">' if candidate.ordered and number != 1 else "<ul>"
+        depth = document.add_child(depth, List(kind), markup)
+    return Start.CONTAINER, document.add_child(depth, Item(width))
+
+
+def _width(cursor: Cursor, candidate: Marker) -> tuple[int, str]:
+    """cmark's padding rule: the item's width and the list's kind, the cursor moved past the
+    marker and its padding."""
+    marker = candidate.match
+    kind = cursor.line[marker.end() - 1]
+    marker_offset = cursor.indent
+    cursor.advance(marker.end() - cursor.offset, False)
+    saved = (cursor.offset, cursor.column, cursor.partial_tab)
+    while cursor.column - saved[1] <= 5 and cursor.peek(cursor.offset) in (" ", "\t"):
+        cursor.advance(1, True)
+    spaces = cursor.column - saved[1]
+    length = marker.end() - cursor.first_nonspace
+    if spaces >= 5 or spaces < 1 or cursor.offset >= len(cursor.line):
+        cursor.offset, cursor.column, cursor.partial_tab = saved
+        if spaces > 0:
+            cursor.advance(1, True)
+        return marker_offset + length + 1, kind
+    return marker_offset + length + spaces, kind
