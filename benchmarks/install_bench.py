@@ -42,11 +42,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rocm_deps.demo import sandbox  # noqa: E402
+from rocm_deps.demo.package import Package, write_package  # noqa: E402
 from rocm_deps.github.runner import Runner  # noqa: E402
 from tests.gitserver import Proxy, git_daemon  # noqa: E402
 
 FILES, COMMITS, BEHIND, RELEASE_EVERY, OLD_BASE = 2000, 3000, 500, 500, 800
-SPEC = sandbox.PackageSpec("bench", "bench", "bench", ".", 1, versioned_by_git=True)
+PACKAGE = Package("bench", "bench", ".")  # versioned from git tags, as SGLang is
 PIP_ARGS = ["--no-deps", "--no-build-isolation"]  # the build requirement is provided
 INLINE = f"""set -e
 cd "$BAKED"
@@ -122,7 +123,7 @@ def pull_request(origin: Path, base: str, number: int, env: dict[str, str]) -> s
 
 def build_world(root: Path, env: dict[str, str], url: str) -> tuple[Path, dict[str, str]]:
     package = root / "package"
-    sandbox.Builder(Runner(stream=io.StringIO()), env).write_package(package, SPEC, "0")
+    write_package(package, PACKAGE, None)
     origin = root / "origins" / "bench"
     origin.mkdir(parents=True)
     run(["git", "init", "-q", "-b", "main", str(origin)], env)

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 from rocm_deps.contract import Override, overrides_to_json
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import sandbox, world
 from rocm_deps.github.runner import Runner
 
 
 def main(root: Path) -> int:
     runner = Runner(github_actions=os.environ.get("GITHUB_ACTIONS") == "true")
     box = sandbox.build(root, runner, dict(os.environ), python_for_venv=sys.executable)
-    number = sandbox.MEGATRON.pr_number
+    number = world.MEGATRON.pr_number
     head = box.commits["megatron"]["pr"]
     override = Override(name="megatron", ref=f"refs/pull/{number}/head", sha=head, kind="pr",
                         source="dispatch", raw=f"#{number}", pr=number)

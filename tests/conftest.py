@@ -181,7 +181,7 @@ def add_pull_request(box: sandbox.Sandbox, name: str, number: int, files: Mappin
     return head
 
 
-# Megatron-LM's static versions in the sandbox (sandbox.Builder.origin / after_bake).
+# Megatron-LM's static versions in the sandbox (demo.sandbox.Builder.origin / after_bake).
 MEGATRON_BAKED, MEGATRON_MAIN, MEGATRON_PR = "0.2.0", "0.3.0", "0.3.1.dev202"
 
 

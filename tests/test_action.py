@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import sandbox, world
 from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import (
     MEGATRON_BAKED,
@@ -145,7 +145,7 @@ def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sand
             'patches=[{"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}]'
             in printed(log))
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr_head
-    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / sandbox.ROCM_TARGET).read_text()
+    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / world.ROCM_TARGET).read_text()
     assert installed_version(box, "megatron-core") == MEGATRON_PR
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_before
     assert installed_version(box, "sglang") == sglang_version

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from rocm_deps.cli import main
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import world
 
 
 def json_documents(text: str) -> list[dict[str, Any]]:
@@ -54,8 +54,8 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
     assert sglang["local_changes"]["discarded"] == {
         "modified": {"count": 1, "names": ["python/pyproject.toml"]},
         "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
-        "untracked": {"count": 1, "names": [sandbox.IMAGE_CONFIG_FILE]}}
-    assert sglang["rebuild"] == {"count": 1, "files": [sandbox.KERNEL_SOURCE]}
+        "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}}
+    assert sglang["rebuild"] == {"count": 1, "files": [world.KERNEL_SOURCE]}
     assert "+ mv python/pyproject_other.toml python/pyproject.toml" in log
     # Megatron-LM: a PR off a base older than the image's, the ROCm patch applied on it.
     assert (megatron["state"], megatron["version"]) == ("installed", "0.2.1.dev203")
@@ -79,7 +79,7 @@ def test_demo_missing_target_scenario_fails_with_the_fix(
     assert (megatron["state"], megatron["failed_step"]) == ("failed", "patch")
     assert megatron["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == (
         "missing-target")
-    assert (f"it modifies {sandbox.ROCM_TARGET}, which does not exist at this commit"
+    assert (f"it modifies {world.ROCM_TARGET}, which does not exist at this commit"
             in megatron["error"])
     assert 'set `dependencies.megatron.on-missing-target = "skip"`' in megatron["error"]
     assert installed["workspace"] == "skipped (a dependency failed)"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import world
 from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import MEGATRON_MAIN, MEGATRON_PR, git, installed_version, overrides
 
@@ -72,9 +72,9 @@ def test_sigkill_at_random_points_then_rerun_ends_right(box: Sandbox, tmp_path: 
         assert report["state"] in ("installed", "up-to-date"), (phase, report)
         assert report["sha"] == sha
         assert {name: value["state"] for name, value in report["patches"].items()} == {
-            sandbox.PATCH_LABEL: "applied"}
+            world.PATCH_LABEL: "applied"}
         assert git(box.baked["megatron"], "rev-parse", "HEAD") == sha
-        assert git(box.baked["megatron"], "status", "--porcelain") == f"M {sandbox.ROCM_TARGET}"
+        assert git(box.baked["megatron"], "status", "--porcelain") == f"M {world.ROCM_TARGET}"
         assert installed_version(box, "megatron-core") == version
     assert killed_in.count("before") == 0
     assert {phase: killed_in.count(phase) for phase in PHASES} == {

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import world
+from rocm_deps.demo.package import ROCM_PYPROJECT_NOTE
 from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import Cli, CliResult, git, installed_version, overrides
 
 SWAPPED = "python/pyproject.toml"
-ROCM_NOTE = sandbox.ROCM_PYPROJECT_NOTE
+ROCM_NOTE = ROCM_PYPROJECT_NOTE
 
 
 def configure(box: Sandbox, sglang: str) -> None:
@@ -45,19 +46,19 @@ def test_the_reset_reports_what_it_discards(cli: Cli, box: Sandbox) -> None:
     assert report["local_changes"] == {"replayed": None, "discarded": {
         "modified": {"count": 1, "names": [SWAPPED]},
         "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
-        "untracked": {"count": 1, "names": [sandbox.IMAGE_CONFIG_FILE]}}}
+        "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}}}
     [warning] = annotations(result, "sglang local changes discarded")
     assert "1 modified, 1 deleted, 1 untracked" in warning and 'local-changes = \\"reapply\\"' not in warning
     assert "local-changes = " in warning and "prepare" in warning
     # The summary counts them and lists the names.
     assert "discarded: 1 modified, 1 deleted, 1 untracked" in result.summary
     assert f"modified  {SWAPPED}" in result.summary
-    assert f"untracked {sandbox.IMAGE_CONFIG_FILE}" in result.summary
+    assert f"untracked {world.IMAGE_CONFIG_FILE}" in result.summary
     # Discarded for real: the default is discard.
     assert ROCM_NOTE not in (box.baked["sglang"] / SWAPPED).read_text()
-    assert not (box.baked["sglang"] / sandbox.IMAGE_CONFIG_FILE).exists()
+    assert not (box.baked["sglang"] / world.IMAGE_CONFIG_FILE).exists()
     # The compiled part is ignored build output: `clean -fd` keeps it, and nothing lists it.
-    assert (box.baked["sglang"] / sandbox.COMPILED_PART).exists()
+    assert (box.baked["sglang"] / world.COMPILED_PART).exists()
 
 
 def test_reapply_replays_the_images_tracked_edits_and_reruns_are_up_to_date(
@@ -83,7 +84,7 @@ def test_reapply_replays_the_images_tracked_edits_and_reruns_are_up_to_date(
 
 
 def test_a_replay_that_no_longer_fits_fails_with_the_fix(cli: Cli, box: Sandbox) -> None:
-    kernels = box.baked["sglang"] / sandbox.KERNEL_SOURCE
+    kernels = box.baked["sglang"] / world.KERNEL_SOURCE
     kernels.write_text("// kernels, tuned by the image build\n")  # the PR changes this file
     configure(box, 'local-changes = "reapply"')
     result = install(cli, box)
@@ -142,7 +143,7 @@ def test_rebuild_warning_names_compiled_parts_the_new_commit_changes(
         cli: Cli, box: Sandbox) -> None:
     result = install(cli, box)  # PR 101 changes a kernel the image compiled
     assert result.code == 0, result.stderr
-    assert sglang_report(result)["rebuild"] == {"count": 1, "files": [sandbox.KERNEL_SOURCE]}
+    assert sglang_report(result)["rebuild"] == {"count": 1, "files": [world.KERNEL_SOURCE]}
     [warning] = annotations(result, "sglang compiled parts not rebuilt")
     assert (f"1 file(s) under sgl-kernel/, python/sglang/kernels/aot/, sgl-model-gateway/ "
             f"differ between the image's commit {box.commits['sglang']['baked'][:12]}") in warning

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.demo import sandbox
+from rocm_deps.demo import sandbox, world
+from rocm_deps.demo.package import write_package
 from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import (
     MEGATRON_BAKED,
@@ -28,8 +29,8 @@ from tests.conftest import (
     snapshot,
 )
 
-ROCM = sandbox.ROCM_TARGET
-ORIGINAL = sandbox.ROCM_MODULE
+ROCM = world.ROCM_TARGET
+ORIGINAL = world.ROCM_MODULE
 PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
 
 
@@ -242,8 +243,7 @@ def test_pip_failure_is_reported(cli: Cli, box: Sandbox) -> None:
 def test_workspace_reinstall_after_dependencies(cli: Cli, box: Sandbox) -> None:
     box.config.write_text(box.config.read_text().replace("workspace-install = false",
                                                           "workspace-install = true"))
-    sandbox.Builder(quiet_runner(), {}).write_package(
-        box.workspace, sandbox.PackageSpec("miles", "miles", "miles", ".", 0), "1.0")
+    write_package(box.workspace, world.WORKSPACE_PACKAGE, "1.0")
     result = install(cli, box, overrides(sglang="main"))
     assert result.code == 0, result.stderr
     assert json.loads(result.outputs["report"])["workspace"] == "installed"
@@ -348,8 +348,7 @@ def test_overrides_file_holding_a_whole_resolve_report(cli: Cli, box: Sandbox,
 
 
 def make_workspace_package(box: Sandbox, pyproject: str | None = None) -> None:
-    sandbox.Builder(quiet_runner(), {}).write_package(
-        box.workspace, sandbox.PackageSpec("miles", "miles", "miles", ".", 0), "1.0")
+    write_package(box.workspace, world.WORKSPACE_PACKAGE, "1.0")
     if pyproject is not None:
         (box.workspace / "pyproject.toml").write_text(pyproject)
 
@@ -674,8 +673,8 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
                     "+refs/pull/202/head:refs/rocm-deps/fetched",
                     "checkout -f --detach refs/rocm-deps/fetched",
                     "submodule update --init --recursive",
-                    f"apply --check {box.workspace / sandbox.PATCH_LABEL}",
-                    f"apply {box.workspace / sandbox.PATCH_LABEL}"]
+                    f"apply --check {box.workspace / world.PATCH_LABEL}",
+                    f"apply {box.workspace / world.PATCH_LABEL}"]
     assert (f"[dry-run] + {box.python} -I -m pip install -e {missing} --no-deps "
             "--no-build-isolation") in result.stderr
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]

@@ -14,9 +14,9 @@ from rocm_deps.github.runner import (
     escape_property,
     format_command,
     format_output,
-    markdown_cell,
     parse_outputs,
 )
+from rocm_deps.reports.markdown import markdown_cell
 from tests.conftest import parse_github_output
 
 

@@ -11,17 +11,24 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
-DIRECTIVE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+# What a directive key is made of, after case folding: the look-alike table
+# (scripts/generate_look_alikes.py) folds other characters onto these.
+KEY_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
+DIRECTIVE_KEY = re.compile(rf"[a-z][{re.escape(KEY_CHARACTERS)}]{{0,63}}", re.IGNORECASE)
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+# owner/repo, as GitHub allows them: the pattern config, values and event payloads share.
+REPOSITORY_NAME = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+REPOSITORY = re.compile(REPOSITORY_NAME)
 
 MAX_FETCH_DEPTH = 1_000_000
+OnMissingTarget = Literal["fail", "skip"]
+LocalChangesPolicy = Literal["discard", "reapply"]
 
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
 Fail = Callable[[str, str], UsageError]
@@ -64,8 +71,8 @@ class DependencyConfig:
     dispatch_input: str = ""
     default: str | None = None
     fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
-    on_missing_target: str = "fail"
-    local_changes: str = "discard"  # or "reapply": replay the image's tracked edits
+    on_missing_target: OnMissingTarget = "fail"
+    local_changes: LocalChangesPolicy = "discard"  # or "reapply": replay the image's tracked edits
     prepare: tuple[tuple[str, ...], ...] = ()  # argv lists run before pip, in the clone
     pip_env: tuple[tuple[str, str], ...] = ()
     pip_args: tuple[str, ...] = ()
@@ -279,11 +286,11 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
         raise fail(f"{where}.fetch-depth", f"expected an integer from 0 (full history) to "
                                           f"{MAX_FETCH_DEPTH}, got {fetch_depth}")
     on_missing = values.get("on-missing-target", "fail")
-    if on_missing not in ("fail", "skip"):
+    if on_missing not in get_args(OnMissingTarget):
         raise fail(f"{where}.on-missing-target",
                    f"expected \"fail\" or \"skip\", got {on_missing!r}")
     local_changes = values.get("local-changes", "discard")
-    if local_changes not in ("discard", "reapply"):
+    if local_changes not in get_args(LocalChangesPolicy):
         raise fail(f"{where}.local-changes",
                    f"expected \"discard\" or \"reapply\", got {local_changes!r}")
     for prefix in values.get("rebuild-paths", ()):

@@ -35,6 +35,11 @@ Verdict = Literal["pass", "fail", "warn"]
 # What merge-check found of a named dependency pull request ("not asked": the policy refuses
 # every directive, so no API call is made).
 PullState = Literal["merged", "open", "closed (unmerged)", "not a PR", "not asked"]
+# The steps of the install pipeline (install.pipeline.STEPS), and every step an install can
+# fail at: those, the checks before them (the clone, the lock) and the workspace install.
+StepName = Literal["clean", "fetch", "checkout", "submodules", "patch", "prepare", "pip",
+                   "rebuild-check"]
+FailedStep = Literal[StepName, "check", "lock", "environment", "verify", "workspace"]
 # The timed phases of an install, in pipeline order: the columns of the install summary.
 Phase = Literal["clean", "fetch", "checkout", "patch", "prepare", "pip"]
 PHASES: tuple[Phase, ...] = get_args(Phase)
@@ -164,7 +169,7 @@ class ResolveReport:
     body_origin: str = "none"
 
     @property
-    def named_by(self) -> str:
+    def named_by(self) -> Source | Literal[""]:
         sources = {override.source for override in self.overrides.values()}
         return next((source for source in PRECEDENCE if source in sources), "")
 
@@ -244,7 +249,7 @@ class DependencyReport:
     sha: str | None
     state: DependencyState | None = None
     commit: str | None = None
-    failed_step: str | None = None
+    failed_step: FailedStep | None = None
     error: str | None = None
     patches: list[PatchOutcome] = field(default_factory=list)
     seconds: dict[Phase, float] = field(default_factory=dict)
@@ -254,7 +259,7 @@ class DependencyReport:
     image_commit: str | None = None  # the commit the image left the clone at
     discarded: LocalChanges | None = None  # what this run's reset discarded
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
-    steps: list[str] = field(default_factory=list)  # the pipeline's steps this install walked
+    steps: list[StepName] = field(default_factory=list)  # the pipeline's steps this install walked
 
     @property
     def replayed(self) -> str | None:

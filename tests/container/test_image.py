@@ -8,15 +8,15 @@ resolve on a mounted event, install against bind mounts laid out like the MI350 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from rocm_deps.demo import sandbox
-from tests.conftest import MEGATRON_PR, git, parse_github_output, quiet_runner, require_tool
+from rocm_deps.demo import sandbox, world
+from rocm_deps.demo.package import write_package
+from tests.conftest import MEGATRON_PR, git, parse_github_output, require_tool
 from tests.container.podman import BASE_IMAGE, IMAGE, build_arguments, podman
 
 pytestmark = [pytest.mark.container, pytest.mark.xdist_group("container")]
@@ -82,8 +82,7 @@ def test_resolve_rejects_an_invalid_directive_with_exit_1(image: str, tmp_path: 
 
 def test_install_with_the_mi350_layout(image: str, box: sandbox.Sandbox, tmp_path: Path) -> None:
     io = writable_io(tmp_path)
-    sandbox.Builder(quiet_runner(), dict(os.environ)).write_package(
-        box.workspace, sandbox.PackageSpec("miles", "miles", "miles", ".", 0), "1.0")
+    write_package(box.workspace, world.WORKSPACE_PACKAGE, "1.0")
     sglang_head = git(box.baked["sglang"], "rev-parse", "HEAD")
     sglang_status = git(box.baked["sglang"], "status", "--porcelain")  # the image's edits
     document = json.dumps({"megatron": {"ref": "refs/pull/202/head", "sha": None}})
@@ -105,7 +104,7 @@ def test_install_with_the_mi350_layout(image: str, box: sandbox.Sandbox, tmp_pat
     # Seen from the host: the named dependency moved and carries the ROCm patch ...
     megatron = box.baked["megatron"]
     assert git(megatron, "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
-    assert 'DEVICE = "rocm"' in (megatron / sandbox.ROCM_TARGET).read_text()
+    assert 'DEVICE = "rocm"' in (megatron / world.ROCM_TARGET).read_text()
     # ... the unnamed one did not.
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_head
     assert git(box.baked["sglang"], "status", "--porcelain") == sglang_status

@@ -1,7 +1,7 @@
 """`rocm-deps demo`: resolve then install on an example PR body, in a throw-away sandbox.
 
 Shows the whole product on a machine with only Python and git, in a sandbox shaped like the
-MI350 image (see sandbox.py): the PR body names an SGLang pull request that changes a
+MI350 image (see demo/world.py): the PR body names an SGLang pull request that changes a
 kernel the image compiled and a Megatron-LM pull request branched off a base older than the
 image's commit. Install then shows SGLang's version computed from git, the image's edits the
 reset discards and the `prepare` command that redoes the pyproject swap, the rebuild
@@ -17,51 +17,27 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import get_args
 
 import rocm_deps
 from rocm_deps import process
 from rocm_deps.demo import sandbox
+from rocm_deps.demo.sandbox import toml_string
+from rocm_deps.demo.world import SCENARIOS
 from rocm_deps.errors import EXIT_OK, FatalError
 from rocm_deps.github.runner import Runner, parse_outputs
-from rocm_deps.options import Scenario
 from rocm_deps.process import CommandFailed
 from rocm_deps.settings import DemoSettings
 
-EXAMPLE_BODY = """\
-## Summary
-
-Test the ROCm suite against the unmerged SGLang and Megatron-LM changes.
-
-- ci-sglang-pr: #{sglang}
-- ci-megatron-pr: #{megatron}
-
-Examples in code blocks are not directives:
-
-```
-ci-sglang-pr: #1234
-```
-"""
-MISSING_TARGET_BODY = """\
-Megatron-LM removed the legacy fused kernels; does our CI still hold?
-
-ci-megatron-pr: #{megatron}
-"""
-SCENARIOS: dict[Scenario, str] = dict(zip(get_args(Scenario), (
-    EXAMPLE_BODY.format(sglang=sandbox.SGLANG.pr_number,
-                        megatron=sandbox.MEGATRON.pr_number + 1),
-    MISSING_TARGET_BODY.format(megatron=sandbox.MEGATRON.pr_number + 2),
-), strict=True))
 # The configuration a Miles-like repository would use on the MI350 image: the defaults, the
 # sandbox's paths, and SGLang's pyproject swap redone after checkout.
 DEMO_CONFIG = """\
 [dependencies.sglang]
-path = "{sglang}"
+path = {sglang}
 # SGLang's docker/rocm.Dockerfile swaps in the ROCm pyproject; the reset undoes it.
 prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]
 
 [dependencies.megatron]
-path = "{megatron}"
+path = {megatron}
 
 [install]
 retry-min-seconds = 0
@@ -78,8 +54,9 @@ def run(settings: DemoSettings, runner: Runner) -> int:
         box = sandbox.build(root, runner, settings.environ, python_for_venv=settings.python)
         sandbox.add_workspace_package(box)
         config = root / "demo.toml"
-        config.write_text(DEMO_CONFIG.format(sglang=box.baked["sglang"],
-                                             megatron=box.baked["megatron"]), encoding="utf-8")
+        config.write_text(DEMO_CONFIG.format(sglang=toml_string(str(box.baked["sglang"])),
+                                             megatron=toml_string(str(box.baked["megatron"]))),
+                          encoding="utf-8")
         body = SCENARIOS[settings.scenario]
         event = box.event(body)
         runner.info(f"\n--- the PR body ---\n{body}")

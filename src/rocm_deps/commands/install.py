@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.github.runner import Runner
 from rocm_deps.install.pipeline import Installer
+from rocm_deps.reports import install as install_report
+from rocm_deps.reports import publish
+from rocm_deps.reports import resolve as resolve_report
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import InstallSettings
 
@@ -18,13 +20,13 @@ def run(settings: InstallSettings, runner: Runner) -> int:
         if settings.resolve.api.token:
             ensure_github(settings.resolve.api.packages_dir, settings.resolve.api.uv, runner)
         resolved = resolve(settings.resolve)
-        reports.annotate_resolve(resolved, runner)
-        runner.add_summary(reports.resolve_summary(resolved, settings.config))
+        resolve_report.annotate(resolved, runner)
+        runner.add_summary(resolve_report.summary(resolved, settings.config))
         if resolved.errors:
             return EXIT_FAILURE
         overrides = resolved.overrides
     report = Installer(settings, runner).install(overrides)
-    reports.publish(runner, reports.install_outputs(report, settings.config),
-                    reports.install_summary(report), report.to_json(),
-                    reports.install_text(report), settings.output_format)
+    publish(runner, install_report.outputs(report, settings.config),
+                    install_report.summary(report), report.to_json(),
+                    install_report.text(report), settings.output_format)
     return EXIT_FAILURE if report.failed else EXIT_OK

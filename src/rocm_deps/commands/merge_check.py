@@ -3,11 +3,12 @@ the description names is not merged, so the default branch never silently loses 
 
 from __future__ import annotations
 
-from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.github.runner import Runner
 from rocm_deps.guard.merge_check import check
+from rocm_deps.reports import compact_json, publish
+from rocm_deps.reports import merge_check as merge_check_report
 from rocm_deps.settings import MergeCheckSettings
 
 
@@ -15,8 +16,8 @@ def run(settings: MergeCheckSettings, runner: Runner) -> int:
     if settings.api.token:
         ensure_github(settings.api.packages_dir, settings.api.uv, runner)
     report = check(settings)
-    reports.annotate_merge_check(report, runner)
-    reports.publish(runner, {"report": reports.compact_json(report.to_json())},
-                    reports.merge_check_summary(report), report.to_json(),
-                    reports.merge_check_text(report), settings.output_format)
+    merge_check_report.annotate(report, runner)
+    publish(runner, {"report": compact_json(report.to_json())},
+                    merge_check_report.summary(report), report.to_json(),
+                    merge_check_report.text(report), settings.output_format)
     return EXIT_FAILURE if report.failed else EXIT_OK

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from rocm_deps import reports
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.github.runner import Runner
+from rocm_deps.reports import publish
+from rocm_deps.reports import resolve as resolve_report
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import ResolveSettings
 
@@ -16,8 +17,8 @@ def run(settings: ResolveSettings, runner: Runner) -> int:
         ensure_github(settings.api.packages_dir, settings.api.uv, runner)
     report = resolve(settings)
     config = settings.config
-    reports.annotate_resolve(report, runner)
-    reports.publish(runner, reports.resolve_outputs(report, config),
-                    reports.resolve_summary(report, config), report.to_json(),
-                    reports.resolve_text(report, config), settings.output_format)
+    resolve_report.annotate(report, runner)
+    publish(runner, resolve_report.outputs(report, config),
+                    resolve_report.summary(report, config), report.to_json(),
+                    resolve_report.text(report, config), settings.output_format)
     return EXIT_FAILURE if report.errors else EXIT_OK

@@ -151,33 +151,6 @@ def _shell_quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\"'\"'") + "'"
 
 
-def markdown_cell(value: object) -> str:
-    """Render a value inside a Markdown table cell without breaking the table."""
-    text = "" if value is None else str(value)
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
-    return f"`{text}`" if text else ""
-
-
-def escape_markdown(text: str) -> str:
-    """Text quoted from input, for running Markdown text: no HTML can open."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def markdown_code_block(lines: Sequence[str]) -> str:
-    """Lines shown verbatim: inside a fence longer than any run of backticks in them, no link,
-    image, HTML or emphasis from the input can render."""
-    flat = [line.replace("\r", " ").replace("\n", " ") for line in lines]
-    longest = max((len(run) for line in flat for run in re.findall(r"`+", line)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return "\n".join([f"{fence}text", *flat, fence])
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def parse_outputs(text: str) -> dict[str, str]:
     """Read back a `$GITHUB_OUTPUT` file (heredoc and `name=value` forms), as the runner does."""
     values: dict[str, str] = {}

@@ -238,7 +238,9 @@ class _Parser:
 
         close = difflib.get_close_matches(word.casefold(), self.names, n=1, cutoff=0.5)
         keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
-        hint = f"did you mean `{close[0]}` (`ci-{close[0]}-pr`)? " if close else ""
+        directive = next((dependency.directive for dependency in self.by_key.values()
+                          if close and dependency.name == close[0]), "")
+        hint = f"did you mean `{close[0]}` (`{directive}`)? " if close else ""
         return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
                 f"An unknown key is an error so that a typo cannot silently test the image's "
                 f"baseline instead")

@@ -12,6 +12,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from rocm_deps.config import REPOSITORY_NAME
+
 # A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.
 FULL_SHA_SOURCE = r"[0-9a-f]{40}|[0-9a-f]{64}"
 FULL_SHA = re.compile(FULL_SHA_SOURCE)
@@ -91,12 +93,12 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGITS = re.compile(r"[0-9]+")
 _PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
 _PR_REF = re.compile(r"refs/pull/([0-9]+)/head")
-_PR_CROSS = re.compile(r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([0-9]+)")
+_PR_CROSS = re.compile(rf"({REPOSITORY_NAME})#([0-9]+)")
 # A URL's tail (`/files`, `?w=1`, `#discussion_r1`) may use only these characters: the value
 # is copied into outputs that end up in other people's scripts.
 _URL_TAIL = r"(?:[/?#][A-Za-z0-9._~/?#=%+-]*)?"
 _URL = re.compile(
-    r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/"
+    rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/"
     rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL})"
 )
 # Beyond git's rules, a branch or tag name may use only these (DESIGN §3): shell-safe.

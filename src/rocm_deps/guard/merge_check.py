@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rocm_deps.config import REPOSITORY
 from rocm_deps.contract import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.github.event import event_context, read_event
@@ -88,7 +89,7 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
 def _repository(payload: Mapping[str, Any]) -> str:
     repository = payload.get("repository")
     name = repository.get("full_name") if isinstance(repository, Mapping) else None
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", name):
+    if not isinstance(name, str) or not REPOSITORY.fullmatch(name):
         raise FatalError("the event payload has no valid repository.full_name")
     return name
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.config import DependencyConfig
+from rocm_deps.contract import FailedStep
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.pip import editable_install_argv, editable_probe_argv, pip_environment
@@ -46,7 +47,7 @@ def pip_install(context: Context, job: Job) -> None:
         job.report.version = _installed_from(context, directory, dependency.name)
 
 
-def editable_install(context: Context, step: str, directory: Path, what: str,
+def editable_install(context: Context, step: FailedStep, directory: Path, what: str,
                      dependency: DependencyConfig | None = None) -> None:
     """`pip install -e directory` into the interpreter under test (shown in a dry run)."""
     python = context.settings.python

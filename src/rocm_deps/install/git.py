@@ -70,9 +70,11 @@ class Layout:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    attempts: int = 3
-    min_seconds: float = 10.0
-    max_seconds: float = 20.0
+    """How network operations are retried (the numbers come from the config's [install])."""
+
+    attempts: int
+    min_seconds: float
+    max_seconds: float
 
 
 def git_environment(environ: Mapping[str, str]) -> dict[str, str]:

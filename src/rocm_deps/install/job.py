@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rocm_deps import __version__, process
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract import REPLAY_LABEL, DependencyReport, Override, Phase
+from rocm_deps.contract import REPLAY_LABEL, DependencyReport, FailedStep, Override, Phase
 from rocm_deps.github.runner import Runner
 from rocm_deps.install.git import Git, RetryPolicy
 from rocm_deps.install.pip import pip_environment
@@ -33,7 +33,7 @@ NAMES_IN_MESSAGE = 5  # file names a warning lists before "…"
 
 
 class StepFailed(Exception):
-    def __init__(self, step: str, message: str) -> None:
+    def __init__(self, step: FailedStep, message: str) -> None:
         super().__init__(message)
         self.step = step
         self.message = message

@@ -25,6 +25,7 @@ from rocm_deps.contract import (
     InstallReport,
     Override,
     Phase,
+    StepName,
     WorkspaceState,
 )
 from rocm_deps.github.runner import Runner
@@ -38,7 +39,7 @@ from rocm_deps.settings import InstallSettings
 
 @dataclass(frozen=True)
 class Step:
-    name: str
+    name: StepName
     phase: Phase | None  # the report's timed phase it counts towards
     run: Callable[[Context, Job], None]
 

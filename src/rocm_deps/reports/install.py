@@ -1,0 +1,104 @@
+"""The install report as step outputs, job summary and text."""
+
+from __future__ import annotations
+
+from rocm_deps.config import Config
+from rocm_deps.contract import NAMES_SHOWN, PHASES, DependencyReport, InstallReport
+from rocm_deps.reports import compact_json
+from rocm_deps.reports.markdown import (
+    escape_markdown,
+    markdown_cell,
+    markdown_code_block,
+    markdown_table,
+)
+
+
+def outputs(report: InstallReport, config: Config) -> dict[str, str]:
+    values = {}
+    for dependency in config.dependencies:
+        installed = report.dependencies.get(dependency.name)
+        values[f"{dependency.name}_sha"] = (installed.commit or "") if installed else ""
+    patch_states = {name: {outcome.patch: outcome.state for outcome in dep.patches}
+                    for name, dep in report.dependencies.items()}
+    values["patches"] = compact_json(patch_states)
+    values["report"] = compact_json(report.to_json())
+    return values
+
+
+def summary(report: InstallReport) -> str:
+    lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
+    if not report.dependencies:
+        lines.append("No dependency is named: every dependency keeps the image's copy.")
+        return "\n".join(lines)
+    rows = []
+    for name, dep in report.dependencies.items():
+        patches = ", ".join(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}" for o in dep.patches)
+        seconds = [f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES]
+        state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
+        rows.append([name, dep.source, markdown_cell(dep.ref), _commits(dep),
+                     markdown_cell(dep.version), markdown_cell(patches), _local_changes(dep),
+                     f"{len(dep.rebuild)} file(s) not rebuilt" if dep.rebuild else "", state,
+                     *seconds])
+    lines.append(markdown_table(["dependency", "source", "ref", "image → commit", "version",
+                                 "patches", "local changes", "compiled parts", "state",
+                                 *(f"{phase} s" for phase in PHASES)], rows))
+    lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
+                  f"{escape_markdown(report.workspace)}."]
+    lines += _details(report)
+    errors = [f"{name}: {dep.error}" for name, dep in report.dependencies.items() if dep.error]
+    if errors:
+        lines += ["", "#### Errors", "", markdown_code_block(errors)]
+    return "\n".join(lines)
+
+
+def _commits(dep: DependencyReport) -> str:
+    new = markdown_cell(dep.commit[:12] if dep.commit else None)
+    if dep.image_commit is None:
+        return new
+    return f"{markdown_cell(dep.image_commit[:12])} → {new or '?'}"
+
+
+def _local_changes(dep: DependencyReport) -> str:
+    parts = []
+    if dep.discarded is not None:
+        parts.append(f"discarded: {dep.discarded.counts()}")
+    if dep.replayed is not None:
+        parts.append(f"image's edits replayed: {dep.replayed}")
+    return "; ".join(parts)
+
+
+def _details(report: InstallReport) -> list[str]:
+    """The file names behind the table's counts: what the reset discarded, what was not
+    rebuilt. Names come from the clone, so they are shown verbatim in a code block."""
+    lines = []
+    for name, dep in report.dependencies.items():
+        if dep.discarded:
+            names = [f"{kind:<9} {file}" for kind, files in dep.discarded.by_kind()
+                     for file in files]
+            lines += ["", f"#### {name}: local changes the reset discarded", "",
+                      markdown_code_block(_first_of(names))]
+        if dep.rebuild:
+            lines += ["", f"#### {name}: compiled parts not rebuilt", "",
+                      f"{len(dep.rebuild)} file(s) under the rebuild paths differ from the "
+                      f"image's commit; `pip install -e --no-deps` does not rebuild them, so "
+                      f"the image's build is used:", "",
+                      markdown_code_block(_first_of(list(dep.rebuild)))]
+    return lines
+
+
+def _first_of(names: list[str]) -> list[str]:
+    """At most NAMES_SHOWN names, then how many more there are."""
+    more = len(names) - NAMES_SHOWN
+    return names[:NAMES_SHOWN] + ([f"… and {more} more"] if more > 0 else [])
+
+
+def text(report: InstallReport) -> str:
+    if not report.dependencies:
+        return "nothing named: no dependency installed"
+    lines = []
+    for name, dep in report.dependencies.items():
+        patches = "; ".join(f"{o.patch}: {o.state}" for o in dep.patches) or "no patches"
+        where = f" at step {dep.failed_step}" if dep.failed_step else ""
+        lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({patches})")
+    lines.append(f"workspace: {report.workspace}")
+    return "\n".join(lines)

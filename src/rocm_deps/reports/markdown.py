@@ -1,0 +1,34 @@
+"""Markdown for job summaries: text quoted from input is escaped, so a quoted line can open
+no link, image or HTML (DESIGN §4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+
+def markdown_cell(value: object) -> str:
+    """Render a value inside a Markdown table cell without breaking the table."""
+    text = "" if value is None else str(value)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return f"`{text}`" if text else ""
+
+
+def escape_markdown(text: str) -> str:
+    """Text quoted from input, for running Markdown text: no HTML can open."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def markdown_code_block(lines: Sequence[str]) -> str:
+    """Lines shown verbatim: inside a fence longer than any run of backticks in them, no link,
+    image, HTML or emphasis from the input can render."""
+    flat = [line.replace("\r", " ").replace("\n", " ") for line in lines]
+    longest = max((len(run) for line in flat for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([f"{fence}text", *flat, fence])
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""The merge-check report: one annotation per reason, the job summary and text."""
+
+from __future__ import annotations
+
+from rocm_deps.contract import MAX_FINDINGS, MergeCheckReport
+from rocm_deps.github.runner import Runner
+from rocm_deps.reports.markdown import (
+    escape_markdown,
+    markdown_cell,
+    markdown_code_block,
+    markdown_table,
+)
+
+
+def annotate(report: MergeCheckReport, runner: Runner) -> None:
+    """One annotation per reason: an error per failing directive, a warning under the warn
+    policy, a notice for what passes."""
+    for finding in report.errors[:MAX_FINDINGS]:
+        runner.error(finding.message, title="rocm-deps: invalid directive",
+                     line=finding.line or None)
+    for check in report.checks:
+        where = f"pull request #{check.pull}, line {check.line}: "
+        if check.verdict == "fail":
+            runner.error(where + check.reason, title=f"rocm-deps: merge blocked by "
+                                                     f"{check.dependency}")
+        elif check.verdict == "warn":
+            runner.warning(where + check.reason, title=f"rocm-deps: {check.dependency} not "
+                                                       f"merged")
+        else:
+            runner.notice(where + check.reason, title="rocm-deps: merge check")
+    for notice in report.notices:
+        runner.notice(notice, title="rocm-deps: merge check")
+
+
+def summary(report: MergeCheckReport) -> str:
+    verdict = "**blocked**" if report.failed else "passes"
+    lines = [f"### rocm-deps merge-check ({escape_markdown(report.policy)}): {verdict}", ""]
+    if report.checks:
+        rows = [[f"#{check.pull}", check.dependency, markdown_cell(check.raw),
+                 str(check.line), escape_markdown(check.state), check.verdict]
+                for check in report.checks]
+        lines.append(markdown_table(["pull request", "dependency", "value", "line", "state",
+                                     "verdict"], rows))
+        lines += ["", markdown_code_block([check.reason for check in report.checks])]
+    for notice in report.notices:
+        lines += ["", escape_markdown(notice)]
+    if report.errors:
+        lines += ["", "#### Errors", "",
+                  markdown_code_block([error.message for error in report.errors[:MAX_FINDINGS]])]
+    return "\n".join(lines)
+
+
+def text(report: MergeCheckReport) -> str:
+    lines = [f"{check.dependency} (#{check.pull}, line {check.line}): {check.verdict}: "
+             f"{check.reason}" for check in report.checks]
+    lines += report.notices
+    lines.append(f"merge-check ({report.policy}): {'blocked' if report.failed else 'passes'}")
+    return "\n".join(lines)

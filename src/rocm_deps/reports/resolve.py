@@ -1,0 +1,95 @@
+"""The resolve report as step outputs (DESIGN §9), job summary, annotations and text."""
+
+from __future__ import annotations
+
+from rocm_deps.config import Config
+from rocm_deps.contract import MAX_FINDINGS, ResolveReport, findings_omitted, overrides_to_json
+from rocm_deps.github.runner import Runner
+from rocm_deps.reports import compact_json
+from rocm_deps.reports.markdown import (
+    markdown_cell,
+    markdown_code_block,
+    markdown_table,
+)
+
+
+def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
+    """The step outputs; empty strings for unnamed dependencies. After an error only `report`:
+    a downstream `if: always()` must not read a skip flag from a failed step (fail closed)."""
+    if report.errors:
+        return {"report": compact_json(report.to_json())}
+    values = {
+        "skip_dependency_install": "true" if report.skip_dependency_install else "false",
+        "named_by": report.named_by,
+        "overrides": compact_json(overrides_to_json(report.overrides)),
+    }
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        values[f"{dependency.name}_ref"] = override.ref if override else ""
+        values[f"{dependency.name}_sha"] = (override.sha or "") if override else ""
+    values["report"] = compact_json(report.to_json())
+    return values
+
+
+def summary(report: ResolveReport, config: Config) -> str:
+    lines = ["### rocm-deps resolve", "", f"PR body read from: {report.body_origin}."]
+    if report.errors:
+        lines += ["", "**Failed**: fix the problems below; no dependency is installed until "
+                      "they are fixed."]
+    elif report.skip_dependency_install:
+        lines += ["", "Nothing names a dependency ref: every dependency keeps the image's copy "
+                      "(`skip_dependency_install=true`)."]
+    rows = []
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        if override is None:
+            rows.append([dependency.name, "image baseline", "", "", "", ""])
+            continue
+        rows.append([dependency.name, override.source, markdown_cell(override.raw),
+                     markdown_cell(override.ref), markdown_cell(override.sha),
+                     str(override.line or "")])
+    lines += ["", markdown_table(["dependency", "source", "value", "fetch ref", "SHA", "line"],
+                                 rows)]
+    for title, findings in (("Errors", report.errors), ("Warnings", report.warnings)):
+        if findings:
+            shown = [finding.message for finding in findings[:MAX_FINDINGS]]
+            lines += ["", f"#### {title}", "", markdown_code_block(shown)]
+            if len(findings) > MAX_FINDINGS:
+                lines += ["", f"and {len(findings) - MAX_FINDINGS:,} more (not shown)"]
+    if report.notices:
+        lines += ["", "#### Notes", "", markdown_code_block(report.notices)]
+    return "\n".join(lines)
+
+
+def annotate(report: ResolveReport, runner: Runner) -> None:
+    for finding in report.warnings[:MAX_FINDINGS]:
+        runner.warning(finding.message, title=finding.title or "rocm-deps: directive warning",
+                       line=finding.line or None)
+    for finding in report.errors[:MAX_FINDINGS]:
+        runner.error(finding.message, title=finding.title or "rocm-deps: invalid directive",
+                     line=finding.line or None)
+    omitted = findings_omitted(report.errors, report.warnings)
+    if omitted:
+        runner.error(f"{omitted:,} more findings are not shown one by one (at most "
+                     f"{MAX_FINDINGS:,} errors and {MAX_FINDINGS:,} warnings are)",
+                     title="rocm-deps: too many findings")
+    for notice in report.notices:
+        runner.notice(notice, title="rocm-deps")
+
+
+def text(report: ResolveReport, config: Config) -> str:
+    if report.errors:
+        # No skip flag or refs: they were not written, and must not look as if they were.
+        return f"{len(report.errors)} error(s): see the messages above; no outputs but `report`"
+    lines = [f"skip_dependency_install={'true' if report.skip_dependency_install else 'false'}"
+             f" named_by={report.named_by or '-'}"]
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        if override is None:
+            lines.append(f"  {dependency.name}: image baseline (not named)")
+        else:
+            where = f", line {override.line}" if override.line else ""
+            sha = f" = {override.sha}" if override.sha else ""
+            lines.append(f"  {dependency.name}: {override.ref}{sha} "
+                         f"(from {override.source}{where}: {override.raw})")
+    return "\n".join(lines)
