@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +15,12 @@ from typing import Protocol
 import pytest
 
 from rocm_deps.cli import main
+from rocm_deps.config import load_config
+from rocm_deps.contract import overrides_to_json
 from rocm_deps.demo import sandbox
 from rocm_deps.github.runner import Runner
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.settings import ResolveSettings
 from tests.repos import commit, git
 
 __all__ = ["git"]  # re-exported: the tests import it from here
@@ -205,11 +211,19 @@ def installed_version(box: sandbox.Sandbox, distribution: str) -> str:
 
 
 def overrides(**refs: str | tuple[str, str]) -> str:
-    """An overrides document as resolve writes it: name=ref or name=(ref, sha)."""
-    document = {}
-    for name, value in refs.items():
-        ref, sha = value if isinstance(value, tuple) else (value, None)
-        document[name] = {"ref": ref, "sha": sha, "source": "body", "raw": ref, "line": 1,
-                          "pr": None}
-    return json.dumps(document)
-
+    """The `overrides` document resolve writes for a PR body that names `refs` (name=value,
+    or name=(value, sha) as resolve writes it after pinning the value to `sha` through the
+    API): the real resolver and the real writer, not a copy of the format."""
+    config = load_config(None)
+    body = "\n".join(f"{config.dependency(name).directive}: "
+                     f"{value if isinstance(value, str) else value[0]}"
+                     for name, value in refs.items())
+    with tempfile.TemporaryDirectory() as directory:
+        body_file = Path(directory) / "body.md"
+        body_file.write_text(body)
+        report = resolve(ResolveSettings(config=config, body_file=body_file))
+    assert not report.errors, report.errors
+    pinned = {name: dataclasses.replace(override, sha=refs[name][1])
+              if isinstance(refs[name], tuple) else override
+              for name, override in report.overrides.items()}
+    return json.dumps(overrides_to_json(pinned))
