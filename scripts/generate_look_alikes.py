@@ -1,7 +1,7 @@
 """Write src/rocm_deps/grammar/look_alikes.py: the characters Unicode's confusables data says look
 like the ASCII letters, '-' and ':' that directive keys are made of, where NFKC alone does
 not map them there. Data: the `confusable-homoglyphs` package (a test-only dependency);
-tests/test_look_alikes.py checks that the committed table equals what this script writes.
+tests/grammar/test_look_alikes.py checks that the committed table equals what this script writes.
 
 Usage: python scripts/generate_look_alikes.py [--check]
 """

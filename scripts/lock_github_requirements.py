@@ -3,7 +3,7 @@ sha256 from PyPI, for `pip install --require-hashes` (the action's on-demand PyG
 
 Every wheel and sdist of each pinned version is listed, so the same file installs on every
 platform and Python the action runs on. Run it after changing constraints.txt; CI checks
-that the two files name the same versions (tests/test_on_demand.py).
+that the two files name the same versions (tests/github/test_on_demand.py).
 
 Usage: python scripts/lock_github_requirements.py
 """

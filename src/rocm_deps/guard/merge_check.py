@@ -23,6 +23,7 @@ from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import Finding, parse_body
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
         for directive in parsed.directives.values():
             dependency = settings.config.dependency(directive.dependency)
             state, merged = _state(api, dependency.repository, directive.spec.pr, settings)
-            verdict, reason = _judge(settings.policy, directive.key, directive.raw, state,
+            verdict, reason = judge(settings.policy, directive.key, directive.raw, state,
                                      merged, dependency.repository, directive.spec.pr)
             report.checks.append(Check(number, directive.dependency, directive.raw,
                                        directive.line, state, verdict, reason))
@@ -146,7 +147,7 @@ def _state(api: GitHubApi | None, repository: str, number: int | None,
     return ("open" if pull.state == "open" else "closed (unmerged)"), False
 
 
-def _judge(policy: str, key: str, raw: str, state: PullState, merged: bool, repository: str,
+def judge(policy: Policy, key: str, raw: str, state: PullState, merged: bool, repository: str,
            number: int | None) -> tuple[Verdict, str]:
     named = f"`{key}: {raw}`"
     if policy == "forbid-overrides":

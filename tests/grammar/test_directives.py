@@ -56,7 +56,7 @@ CASES = [
     ("commit-url-other-repo", f"ci-megatron-pr: https://github.com/NVIDIA/Megatron-LM/commit/{SHA}",
      {}, "points at NVIDIA/Megatron-LM", None),
     # An abbreviation is grammatical; resolve expands it through the API or refuses it
-    # (tests/test_github_api.py).
+    # (tests/github/test_github_api.py).
     ("short-sha-7", "ci-megatron-pr: abc1234", {"megatron": "abc1234"}, None, None),
     ("short-sha-39", f"ci-megatron-pr: {SHA[:39]}", {"megatron": SHA[:39]}, None, None),
     ("hex-41", f"ci-megatron-pr: {SHA}a", {}, "has 41 hex digits", None),

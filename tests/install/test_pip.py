@@ -1,0 +1,45 @@
+"""How pip is called, and the check of what the interpreter imports afterwards, against the
+sandbox's real target virtualenv."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from rocm_deps.demo.sandbox import Sandbox
+from rocm_deps.install.pip import (
+    PIP_ENVIRONMENT,
+    UNSAFE_PYTHON_VARIABLES,
+    editable_install_argv,
+    editable_probe_argv,
+    pip_environment,
+)
+from tests.conftest import MEGATRON_BAKED
+
+
+def test_the_editable_install_command() -> None:
+    assert editable_install_argv("/usr/bin/python3", Path("/w/python"), ["--no-build-isolation"]
+                                 ) == ["/usr/bin/python3", "-I", "-m", "pip", "install", "-e",
+                                       "/w/python", "--no-deps", "--no-build-isolation"]
+
+
+def test_the_environment_drops_python_variables_and_sets_pips() -> None:
+    environ = {name: "x" for name in UNSAFE_PYTHON_VARIABLES} | {
+        "PATH": "/bin", "PIP_NO_INPUT": "0", "HOME": "/h"}
+    assert pip_environment(environ) == {"PATH": "/bin", "HOME": "/h", **PIP_ENVIRONMENT}
+    assert PIP_ENVIRONMENT["PIP_BREAK_SYSTEM_PACKAGES"] == "1"
+
+
+def probe(box: Sandbox, directory: Path) -> str:
+    return subprocess.run(editable_probe_argv(box.python, directory), capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_the_probe_names_what_is_installed_editable_from_a_directory(box: Sandbox) -> None:
+    assert probe(box, box.baked["megatron"]) == f'["megatron-core", "{MEGATRON_BAKED}"]'
+    # Two commits after v0.2.0's change log entries: the version setuptools-scm computed.
+    baked = box.commits["sglang"]["baked"][:9]
+    assert probe(box, box.baked["sglang"] / "python").startswith(
+        f'["sglang", "0.2.1.dev3+g{baked}')
+    assert probe(box, box.baked["sglang"]) == ""  # the checkout, not its install-dir
+    assert probe(box, box.workspace) == ""

@@ -1,0 +1,71 @@
+"""The one list of install steps (install.pipeline.STEPS): a run, a dry run and a dry run
+without the clone walk the same steps, so a plan never leaves out a step the run takes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rocm_deps.contract import PHASES
+from rocm_deps.demo.sandbox import Sandbox
+from rocm_deps.install.pipeline import STEPS
+from tests.conftest import Cli, CliResult, overrides
+from tests.install.test_install import install
+
+STEP_NAMES = [step.name for step in STEPS]
+
+
+def with_prepare(box: Sandbox, argv: list[str], path: Path | None = None) -> None:
+    """Give Megatron-LM a `prepare` command (and, optionally, a path this machine lacks)."""
+    text = box.config.read_text()
+    if path is not None:
+        text = text.replace(str(box.baked["megatron"]), str(path))
+    if "prepare = " not in text:
+        text = text.replace("[dependencies.megatron]\n",
+                            f"[dependencies.megatron]\nprepare = [{json.dumps(argv)}]\n")
+    box.config.write_text(text)
+
+
+def walked(result: CliResult) -> list[str]:
+    assert result.code == 0, result.stderr
+    steps: list[str] = json.loads(result.outputs["report"])["dependencies"]["megatron"]["steps"]
+    return steps
+
+
+def test_a_run_a_dry_run_and_a_clone_less_plan_walk_the_same_steps(cli: Cli, box: Sandbox,
+                                                                   tmp_path: Path) -> None:
+    with_prepare(box, ["git", "status", "--short"])
+    document = overrides(megatron="refs/pull/202/head")
+    dry_run = walked(install(cli, box, document, "--dry-run"))
+    run = walked(install(cli, box, document))
+    with_prepare(box, ["git", "status", "--short"], tmp_path / "laptop" / "Megatron-LM")
+    clone_less = walked(install(cli, box, document, "--dry-run"))
+    assert dry_run == run == clone_less == STEP_NAMES
+
+
+def test_an_up_to_date_install_walks_no_step(cli: Cli, box: Sandbox) -> None:
+    document = overrides(megatron="refs/pull/202/head")
+    assert walked(install(cli, box, document)) == STEP_NAMES
+    again = install(cli, box, document)
+    assert walked(again) == []
+    assert json.loads(again.outputs["report"])["dependencies"]["megatron"]["state"] == (
+        "up-to-date")
+
+
+def test_a_clone_less_dry_run_shows_the_prepare_command(cli: Cli, box: Sandbox,
+                                                        tmp_path: Path) -> None:
+    missing = tmp_path / "laptop" / "Megatron-LM"
+    with_prepare(box, ["echo", "X"], missing)
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"), "--dry-run")
+    assert result.code == 0, result.stderr
+    plan = [line for line in result.stderr.splitlines() if line.startswith("[dry-run] + ")]
+    prepare = plan.index("[dry-run] + echo X")
+    # In the run's order: after the patch is applied, before pip.
+    assert "apply " in plan[prepare - 1] and "-m pip install -e" in plan[prepare + 1]
+    assert not missing.exists()
+
+
+def test_every_timed_phase_is_a_step_of_the_pipeline() -> None:
+    """The summary's columns are the pipeline's phases, in its order."""
+    phases = list(dict.fromkeys(step.phase for step in STEPS if step.phase is not None))
+    assert tuple(phases) == PHASES

@@ -1,0 +1,132 @@
+"""How the reports are shown: outputs, summaries, annotations and text, from report data."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rocm_deps.config import load_config
+from rocm_deps.contract import (
+    MAX_FINDINGS,
+    PHASES,
+    Check,
+    DependencyReport,
+    InstallReport,
+    LocalChanges,
+    MergeCheckReport,
+    Override,
+    PatchOutcome,
+    ResolveReport,
+)
+from rocm_deps.github.runner import Runner
+from rocm_deps.grammar.directives import Finding
+from rocm_deps.reports import install, merge_check, resolve
+
+CONFIG = load_config(None)
+SHA = "a" * 40
+SGLANG = Override("sglang", "pr", "refs/pull/7/head", "body", "#7", SHA, 3, 7)
+
+
+def annotations(report: object, annotate: object) -> list[str]:
+    log = io.StringIO()
+    annotate(report, Runner(github_actions=True, stream=log))  # type: ignore[operator]
+    return log.getvalue().splitlines()
+
+
+def test_resolve_outputs_name_every_dependency() -> None:
+    outputs = resolve.outputs(ResolveReport(overrides={"sglang": SGLANG}), CONFIG)
+    assert {key: value for key, value in outputs.items() if key != "report"} == {
+        "skip_dependency_install": "false", "named_by": "body",
+        "overrides": json.dumps({"sglang": SGLANG.to_json()}, separators=(",", ":")),
+        "sglang_ref": "refs/pull/7/head", "sglang_sha": SHA, "megatron_ref": "",
+        "megatron_sha": ""}
+    assert json.loads(outputs["report"])["overrides"]["sglang"]["pr"] == 7
+
+
+def test_after_an_error_resolve_writes_only_its_report() -> None:
+    report = ResolveReport(overrides={"sglang": SGLANG},
+                           errors=[Finding("error", "line 3: bad", 3)])
+    outputs = resolve.outputs(report, CONFIG)
+    assert list(outputs) == ["report"]
+    assert resolve.text(report, CONFIG) == (
+        "1 error(s): see the messages above; no outputs but `report`")
+
+
+def test_findings_past_the_limit_are_counted_once() -> None:
+    report = ResolveReport(warnings=[Finding("warning", f"w{n}", n + 1) for n in range(3)],
+                           errors=[Finding("error", f"e{n}", n + 1)
+                                   for n in range(MAX_FINDINGS + 2)])
+    lines = annotations(report, resolve.annotate)
+    assert sum(line.startswith("::error title=rocm-deps%3A invalid directive,") for line in lines
+               ) == MAX_FINDINGS
+    assert sum(line.startswith("::warning ") for line in lines) == 3
+    assert lines[-1] == ("::error title=rocm-deps%3A too many findings::2 more findings are "
+                         "not shown one by one (at most 1,000 errors and 1,000 warnings are)")
+    assert report.to_json()["findings_omitted"] == 2
+    assert "and 2 more (not shown)" in resolve.summary(report, CONFIG)
+
+
+def test_a_quoted_line_opens_no_markdown_in_the_summary() -> None:
+    report = ResolveReport(errors=[Finding("error", "line 1: `<img src=x>` [a](b) ```", 1)])
+    summary = resolve.summary(report, CONFIG)
+    assert "````text\nline 1: `<img src=x>` [a](b) ```\n````" in summary
+
+
+def dependency(**fields: object) -> DependencyReport:
+    report = DependencyReport("megatron", "body", "refs/pull/202/head", None)
+    for name, value in fields.items():
+        setattr(report, name, value)
+    return report
+
+
+def test_install_summary_has_a_column_per_phase_and_the_details() -> None:
+    report = InstallReport(False, "/usr/bin/python3", {"megatron": dependency(
+        state="installed", commit="b" * 40, image_commit="c" * 40, version="0.3.1",
+        patches=[PatchOutcome("docker/megatron.patch", "applied", "d" * 64)],
+        seconds=dict.fromkeys(PHASES, 1.25), discarded=LocalChanges(("a|b.py",), (), ()),
+        rebuild=("sgl-kernel/x.cu",))}, "installed")
+    summary = install.summary(report)
+    assert ("| dependency | source | ref | image → commit | version | patches | local changes | "
+            "compiled parts | state | clean s | fetch s | checkout s | patch s | prepare s | "
+            "pip s |") in summary
+    assert ("| megatron | body | `refs/pull/202/head` | `cccccccccccc` → `bbbbbbbbbbbb` | "
+            "`0.3.1` | `megatron.patch: applied` | discarded: 1 modified | 1 file(s) not "
+            "rebuilt | installed | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 |") in summary
+    assert "```text\nmodified  a|b.py\n```" in summary  # names verbatim, in a code block
+    assert "```text\nsgl-kernel/x.cu\n```" in summary
+    assert install.outputs(report, CONFIG)["patches"] == (
+        '{"megatron":{"docker/megatron.patch":"applied"}}')
+    assert install.text(report) == (f"megatron: installed {'b' * 40} (docker/megatron.patch: "
+                                    f"applied)\nworkspace: installed")
+
+
+def test_a_failed_install_says_where() -> None:
+    report = InstallReport(False, "py", {"megatron": dependency(
+        state="failed", failed_step="fetch", error="could not fetch")}, "skipped (a dependency "
+                                                                         "failed)")
+    assert report.failed
+    assert "#### Errors\n\n```text\nmegatron: could not fetch\n```" in install.summary(report)
+    assert install.text(report).startswith("megatron: failed at step fetch refs/pull/202/head")
+
+
+def merge_report() -> MergeCheckReport:
+    return MergeCheckReport("require-merged", [5], [
+        Check(5, "sglang", "#7", 3, "open", "fail", "sglang #7 is still open"),
+        Check(5, "megatron", "#8", 4, "merged", "pass", "megatron #8 is merged")])
+
+
+def test_merge_check_annotates_each_reason_at_its_level() -> None:
+    assert annotations(merge_report(), merge_check.annotate) == [
+        "::error title=rocm-deps%3A merge blocked by sglang::pull request #5, line 3: sglang #7 "
+        "is still open",
+        "::notice title=rocm-deps%3A merge check::pull request #5, line 4: megatron #8 is merged"]
+
+
+def test_merge_check_summary_and_text_say_blocked() -> None:
+    report = merge_report()
+    assert merge_check.summary(report).startswith(
+        "### rocm-deps merge-check (require-merged): **blocked**")
+    assert merge_check.text(report).splitlines()[-1] == "merge-check (require-merged): blocked"
+    assert report.to_json()["checks"][0] == {
+        "pull": 5, "dependency": "sglang", "value": "#7", "line": 3, "state": "open",
+        "verdict": "fail", "reason": "sglang #7 is still open"}
