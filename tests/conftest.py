@@ -30,6 +30,21 @@ ROOT = Path(__file__).resolve().parent.parent
 REQUIRE_ALL = os.environ.get("ROCM_DEPS_REQUIRE_ALL_TESTS") == "1"
 
 
+def measuring_coverage() -> bool:
+    """Whether line coverage is being measured in this process (sys.monitoring on 3.12+,
+    the tracer before): every line then costs more, and generated examples are fewer."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) is not None:
+        return True
+    return sys.gettrace() is not None
+
+
+def generated_examples(count: int) -> int:
+    """How many examples a property test generates: `count`, a quarter of it under coverage.
+    The corner cases each test must meet are fixed examples and tables, run either way."""
+    return max(25, count // 4) if measuring_coverage() else count
+
+
 def require_tool(available: bool, message: str) -> None:
     """Skip locally with a reason that says how to enable the test; fail in CI."""
     if available:

@@ -8,7 +8,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rocm_deps.config import load_config
@@ -16,6 +17,7 @@ from rocm_deps.contract import ResolveReport
 from rocm_deps.grammar.refs import check_ref_format
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import ResolveSettings
+from tests.conftest import generated_examples
 
 CONFIG = load_config(None)
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
@@ -60,8 +62,14 @@ def shape(report: ResolveReport) -> tuple[object, ...]:
             [NUMBERED.sub("line N", f.message) for f in report.warnings])
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=generated_examples(400), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(BODY)
+@example("")
+@example("\ufeffci-sglang-pr: #1\r\nci-sglang-pr: #2\rci-megatron-pr: `-x`")
+@example("> " * 60 + "ci-sglang-pr: #1")  # nesting past the bound
+@example("ci-sglang-pr: #1\u200b\n\u0441i-sglang-pr: #2\nci-sglang-pr: \x1b[31m")
+@example("```\n" * 500 + "<!--" * 500)
 def test_arbitrary_bodies_never_raise(body: str) -> None:
     """resolve turns every problem of a body into a finding: nothing may raise, not even our
     own errors (an exception would lose the other lines' findings)."""
@@ -70,8 +78,12 @@ def test_arbitrary_bodies_never_raise(body: str) -> None:
         assert override.ref and not override.ref.startswith("-")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=generated_examples(400), deadline=None)
 @given(VALUE, st.booleans())
+@example("refs/heads/$(id)", False)
+@example("feature/a..b", True)
+@example("https://github.com/sgl-project/sglang/pull/1/files?w=1#r2", False)
+@example("-rf", True)
 def test_every_emitted_ref_passes_real_git_check_ref_format(value: str, backticks: bool) -> None:
     written = f"`{value}`" if backticks else value
     report = resolve_text(f"ci-sglang-pr: {written}\nci-megatron-pr: {written}")
@@ -82,7 +94,26 @@ def test_every_emitted_ref_passes_real_git_check_ref_format(value: str, backtick
             assert SHELL_INERT.fullmatch(text), text
 
 
-@settings(max_examples=400, deadline=None)
+# The rules of git check-ref-format one by one: (ref, git accepts it, we accept it).
+REF_CORNERS = [
+    ("main", True, True), ("feature/x-1.2", True, True), ("v1.2.3", True, True),
+    ("", False, False), ("-x", False, False),  # git reads -x as an option
+    ("a..b", False, False), ("a/.b", False, False),
+    (".a", False, False), ("a.lock", False, False), ("a/b.lock/c", False, False),
+    ("a/", False, False), ("/a", False, False), ("a//b", False, False), ("@", False, False),
+    ("a@{b", False, False), ("a@b", True, True), ("a b", False, False), ("a~b", False, False),
+    ("a^b", False, False), ("a:b", False, False), ("a?b", False, False), ("a*b", False, False),
+    ("a[b", False, False), ("a\\b", False, False), ("a.", False, False),
+    ("a\x7fb", False, False), ("a\tb", False, False), ("x" * 256, True, False),
+]
+
+
+@pytest.mark.parametrize(("ref", "git_says", "we_say"), REF_CORNERS, ids=repr)
+def test_ref_format_corner_cases(ref: str, git_says: bool, we_say: bool) -> None:
+    assert (git_accepts(ref), check_ref_format(ref) is None) == (git_says, we_say)
+
+
+@settings(max_examples=generated_examples(400), deadline=None)
 @given(st.text(alphabet=st.characters(codec="ascii", exclude_characters="\x00"), max_size=40))
 def test_check_ref_format_agrees_with_git(ref: str) -> None:
     ours = check_ref_format(ref) is None
@@ -93,7 +124,8 @@ def test_check_ref_format_agrees_with_git(ref: str) -> None:
         assert not git_accepts(ref), ref
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=generated_examples(300), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(LINE.filter(lambda line: not line.strip().startswith("~~~~~~")), max_size=5),
        st.integers(min_value=0, max_value=5), BODY)
 def test_directive_inside_fence_never_changes_result(inner: list[str], position: int,
