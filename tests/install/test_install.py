@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from tests.conftest import (
     scm_version,
     snapshot,
 )
+from tests.install.test_lock import holder as hold_lock
 
 ROCM = world.ROCM_TARGET
 ORIGINAL = world.ROCM_MODULE
@@ -551,24 +553,10 @@ def test_a_failing_second_patch_takes_the_first_back(cli: Cli, box: Sandbox) -> 
     assert "pip was not run" in result.stderr and "this job must not pass" in result.stderr
 
 
-def hold_clone_lock(git_dir: Path) -> subprocess.Popen[str]:
-    """Another process holding the clone's lock, the way a running install does."""
-    script = ("import fcntl, os, sys, time\n"
-              "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-              "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-              "os.write(fd, b'rocm-deps install, pid %d on a test machine' % os.getpid())\n"
-              "print('locked', flush=True)\n"
-              "time.sleep(60)\n")
-    holder = subprocess.Popen([sys.executable, "-c", script, str(git_dir / "rocm-deps.lock")],
-                              stdout=subprocess.PIPE, text=True)
-    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-    return holder
-
-
 def test_a_second_install_on_one_clone_waits_then_names_the_holder(cli: Cli,
                                                                   box: Sandbox) -> None:
     box.config.write_text(box.config.read_text() + "lock-timeout-seconds = 1\n")
-    holder = hold_clone_lock(box.baked["megatron"] / ".git")
+    holder = hold_lock(box.baked["megatron"] / ".git")
     try:
         before = snapshot(box.baked["megatron"])
         result = install(cli, box, overrides(megatron="refs/pull/202/head"))
@@ -578,8 +566,8 @@ def test_a_second_install_on_one_clone_waits_then_names_the_holder(cli: Cli,
     assert result.code == 1
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
     assert (report["state"], report["failed_step"]) == ("failed", "lock")
-    assert f"is held by rocm-deps install, pid {holder.pid} on a test machine; waited 1 s" in (
-        result.stderr)
+    held = re.search(r"is held by rocm-deps install, pid (\d+) on .*; waited 1 s", result.stderr)
+    assert held is not None and int(held.group(1)) == holder.pid
     assert snapshot(box.baked["megatron"]) == before  # nothing touched while locked
     again = install(cli, box, overrides(megatron="refs/pull/202/head"))  # the holder is gone
     assert again.code == 0, again.stderr
