@@ -16,8 +16,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
+AnnotationLevel = Literal["error", "warning", "notice"]
 OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # GitHub refuses a step summary over 1 MiB (and every explanation in it would be lost).
 MAX_SUMMARY_BYTES = 1024 * 1024 - 16 * 1024
@@ -82,7 +83,7 @@ class Runner:
             print(f"::add-mask::{escape_data(secret)}", file=self.stream, flush=True)
 
     def annotate(
-        self, level: str, message: str, *, title: str = "", line: int | None = None,
+        self, level: AnnotationLevel, message: str, *, title: str = "", line: int | None = None,
         file: str = "",
     ) -> None:
         if self.github_actions:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rocm_deps.config import DependencyConfig
+from rocm_deps.config import KEY_CHARACTERS, DependencyConfig
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.refs import (
     RefSpec,
@@ -39,7 +39,9 @@ _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)]
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 _UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
-_MENTION = r"(?<![\w-])(?:ci-[\w.-]{{1,64}}?-pr|{keys})(?![\w-])(?=[*_`\s\x1c-\x1f]*[:=])"
+# Its key is made of the key alphabet (config.KEY_CHARACTERS), in any letter case.
+_MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{keys})(?![\w-])"
+            r"(?=[*_`\s\x1c-\x1f]*[:=])")
 
 # Patterns without Unicode-dependent classes: stdlib `re` serves every line.
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
