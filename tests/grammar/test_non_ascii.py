@@ -1,11 +1,12 @@
-"""Non-ASCII bodies: the results recorded in tests/data/non_ascii_bodies.json.
+"""Non-ASCII bodies: the results recorded in tests/grammar/data/non_ascii_bodies.json.
 
 The file was written by the parser that used the third-party `regex` module for lines that
 are not ASCII (emoji, em dashes, CJK, no-break and other spaces, zero-width, bidi and other
 format characters, look-alike letters). The parser now uses `re` and `unicodedata` alone and
 must give the same directives and the same messages. A deliberate change of behaviour
 updates the file, in the commit that makes it (look-alike keys, which the regex-based parser
-ignored or called typos, are errors that name the code points since).
+ignored or called typos, are errors that name the code points since; a key in the middle of
+a sentence is prose and silent, a directive in a fenced code block a warning).
 """
 
 from __future__ import annotations

@@ -81,6 +81,42 @@ def test_input_flag_beats_body_per_dependency(write_event: EventWriter, cli: Cli
     assert result.outputs["named_by"] == "dispatch"
 
 
+def test_a_dispatch_input_that_replaces_a_directive_says_so(write_event: EventWriter,
+                                                           cli: Cli) -> None:
+    body = "intro\n\nci-sglang-pr: #1"
+    result = cli("resolve", "--event-name", "pull_request", "--event-path",
+                 write_event(body), "--input", "ci_sglang_pr=#9")
+    assert result.code == 0, result.stderr
+    assert ("::notice title=rocm-deps::sglang: the dispatch input `ci_sglang_pr` (`#9`) "
+            "replaces the PR body's `ci-sglang-pr: #1` (line 3)") in result.stderr
+
+
+def test_a_dispatch_input_nothing_reads_is_an_error(write_event: EventWriter, cli: Cli) -> None:
+    payload = {"inputs": {"ci_vllm_pr": " #12 ", "ci_image_tag": "nightly", "ci_sglang_pr": ""}}
+    result = cli("resolve", "--event-name", "workflow_dispatch",
+                 "--event-path", write_event(payload=payload))
+    assert result.code == 1
+    assert ("::error title=rocm-deps%3A unknown dispatch input::the dispatch input `ci_vllm_pr` "
+            "(`#12`) is read by no configured dependency (built-in defaults reads ci_megatron_pr, "
+            "ci_sglang_pr); configure the dependency it names, or leave the input empty"
+            ) in result.stderr
+    assert "ci_image_tag" not in result.stderr  # not a dependency's input: not ours to judge
+    empty = cli("resolve", "--event-name", "workflow_dispatch", "--event-path",
+                write_event(payload={"inputs": {"ci_vllm_pr": "  "}}))
+    assert empty.code == 0, empty.stderr
+
+
+def test_a_short_hex_dispatch_value_is_a_branch_with_a_warning(write_event: EventWriter,
+                                                                cli: Cli) -> None:
+    result = cli("resolve", "--event-name", "workflow_dispatch", "--event-path",
+                 write_event(payload={"inputs": {"ci_megatron_pr": "3f1c0d"}}))
+    assert result.code == 0, result.stderr
+    assert result.outputs["megatron_ref"] == "3f1c0d"
+    assert ("::warning title=rocm-deps%3A directive warning::input `ci_megatron_pr`: `3f1c0d` is "
+            "read as a branch name; if you meant a commit, give its full 40-digit SHA "
+            "(`git rev-parse 3f1c0d` prints it)") in result.stderr
+
+
 def test_invalid_dispatch_input_names_the_input(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--event-name", "workflow_dispatch",
                  "--event-path", write_event(payload={"inputs": {"ci_sglang_pr": "1234"}}))

@@ -44,6 +44,19 @@ _MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{
             r"(?=[*_`\s\x1c-\x1f]*[:=])")
 
 # Patterns without Unicode-dependent classes: stdlib `re` serves every line.
+# A line whose key may be written almost right (DESIGN §3, near misses): markers, a word of
+# key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
+_NEAR_MISS_RE = re.compile(
+    r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}"
+    r"(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,100}?)"
+    r"(?P<separator>[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+|$)(?P<value>.*)")
+# A value that can only be a ref: a PR number, a SHA, a URL, owner/repo#N, pull/N, refs/...
+_STRONG_VALUE = re.compile(r"#[0-9]{1,10}|[0-9a-fA-F]{7,64}|https?://\S+"
+                           r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]{1,10}|pull/[0-9]{1,10}"
+                           r"|refs/\S+")
+# A word that could be a branch name, when it is all the line holds after the key.
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,254}")
+_TASK_BOX = re.compile(r"\[[ xX]\]")
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
@@ -109,10 +122,20 @@ class _Parser:
     def __init__(self, dependencies: Sequence[DependencyConfig]) -> None:
         self.by_key = {dependency.directive.casefold(): dependency for dependency in dependencies}
         self.names = [dependency.name for dependency in dependencies]
+        self.example_key = dependencies[0].directive if dependencies else "ci-sglang-pr"
         self.directives: dict[str, Directive] = {}
         self.findings: list[Finding] = []
         keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
+        # The keys written almost right: each configured key, and without `ci-` or `-pr`
+        # (the name alone, `sglang:`, is prose).
+        self.variants: dict[str, tuple[DependencyConfig, str | None]] = {}
+        for dependency in dependencies:
+            key = dependency.directive.casefold()
+            for variant, dropped in ((key, None), (key.removeprefix("ci-"), "ci-"),
+                                     (key.removesuffix("-pr"), "-pr")):
+                if variant and variant not in self.variants:
+                    self.variants[variant] = (dependency, dropped)
 
     def parse(self, text: str) -> ParsedBody:
         try:
@@ -130,10 +153,7 @@ class _Parser:
     def _line(self, shown: ShownLine) -> None:
         number, line, source = shown.number, shown.text, shown.source
         if shown.code:
-            if self._looks_like_directive(shown.prose):
-                self._add("warning", number, source,
-                          "this line is indented 4 or more spaces, so Markdown shows it as code "
-                          "and it is not a directive; remove the indentation to make it one")
+            self._code_line(shown)
             return
         invisible = find_invisible(line)
         if invisible is not None:
@@ -153,11 +173,15 @@ class _Parser:
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, source, match)
             return
+        near_miss = self._near_miss(line)
+        if near_miss is not None:
+            self._add("error", number, source, near_miss)
+            return
         if self._looks_like_directive(shown.prose):
             self._add("warning", number, source,
-                      "this looks like a directive but is not one, so it is ignored; a directive "
-                      "is a line of its own, such as `ci-sglang-pr: #1234` (a leading `-`, `*`, "
-                      "`+`, `>` or `1.` marker is allowed)")
+                      f"this looks like a directive but is not one, so it is ignored; a "
+                      f"directive is a line of its own, such as `{self.example_key}: #1234` (a "
+                      f"leading `-`, `*`, `+`, `>` or `1.` marker is allowed)")
 
     def _look_alike(self, line: str) -> str | None:
         """Why a line whose key reads as a directive key after NFKC and the confusables fold
@@ -184,14 +208,77 @@ class _Parser:
                 f"characters ({described}), so it would match nothing; retype the key in plain "
                 f"ASCII")
 
+    def _code_line(self, shown: ShownLine) -> None:
+        """GitHub shows the line as code: not applied, but a directive written there is
+        explained, since its author most likely meant it (a real Miles PR put its directive
+        in a ```text block under "## Usage")."""
+        match = _DIRECTIVE_LINE_RE.fullmatch(shown.text.strip(" \t"))
+        if match is None or match.group("key").casefold() not in self.by_key:
+            return
+        directive = match.group(0).strip(" \t")
+        if shown.code == "indented":
+            why = ("this line is indented 4 or more spaces, so Markdown shows it as code and it "
+                   "is not a directive; remove the indentation to make it one")
+        else:
+            why = ("GitHub shows this line as code (it is inside a fenced code block), so it is "
+                   f"not applied; to apply it, write it on a line of its own outside the code "
+                   f"block: `{quote(directive)}`")
+        self._add("warning", shown.number, shown.source, why)
+
+    def _near_miss(self, line: str) -> str | None:
+        """Why a line whose key is written almost right is not applied, and the exact line to
+        write; None for a line that is not a near miss (prose stays silent)."""
+        match = _NEAR_MISS_RE.fullmatch(line)
+        if match is None:
+            return None
+        written = match.group("key")
+        folded = written.casefold().replace("_", "-")
+        dependency, dropped = self.variants.get(folded, (None, None))
+        separator = match.group("separator").strip(" \t")
+        unknown = dependency is None and _UNKNOWN_KEY_RE.fullmatch(folded) is not None
+        if (dependency is None and not unknown) or (
+                dependency is not None and dropped is None and separator == ":"
+                and written.casefold() == dependency.directive.casefold()):
+            return None
+        token, rest = _first_token(match.group("value").strip(" \t"))
+        strong = _STRONG_VALUE.fullmatch(token) is not None
+        plain = _PLAIN_VALUE.fullmatch(token) is not None and not rest
+        if separator == "" and rest:
+            return None  # the key followed by words: prose
+        if not (strong or (plain and (dropped is None or separator == ":"))
+                or (separator == ":" and not token)):
+            return None
+        if dependency is None:
+            return self._unknown_key_message(written)
+        problems = []
+        if written.casefold() != folded:
+            problems.append(f"`{written}` has `_` where the key has `-`" + (
+                " (that is the dispatch input's name)"
+                if written.casefold() == dependency.dispatch_input.casefold() else ""))
+        if dropped is not None:
+            problems.append(f"the key lacks `{dropped}`")
+        if separator == "":
+            problems.append("there is no `:` after the key")
+        elif separator != ":":
+            problems.append(f"`{separator}` stands where the key needs `:`")
+        example = token or "#1234"
+        return (f"this is not applied: {'; '.join(problems)}. Write "
+                f"`{dependency.directive}: {example}`")
+
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
         return folded in self.by_key or _UNKNOWN_KEY_RE.fullmatch(folded) is not None
 
     def _looks_like_directive(self, line: str) -> bool:
+        """A key followed by `:` or `=` with only markup before it (emphasis, a task box, a
+        number); a key in the middle of a sentence is prose and stays silent."""
         if ":" not in line and "=" not in line:
             return False
-        return self.mention.search(line) is not None
+        mention = self.mention.search(line)
+        if mention is None:
+            return False
+        before = _TASK_BOX.sub("", line[:mention.start()])
+        return not any(character.isalpha() for character in before)
 
     def _directive(self, number: int, line: str, match: re.Match[str]) -> None:
         key = match.group("key")
@@ -214,6 +301,8 @@ class _Parser:
         if isinstance(spec, ValueProblem):
             self._add("error", number, line, spec.message)
             return
+        if spec.caution:
+            self._add("warning", number, line, spec.caution)
         if trailing:
             self._add("warning", number, line,
                       f"the text after the value (`{quote(trailing)}`) is ignored; only "
@@ -234,7 +323,7 @@ class _Parser:
                       f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
 
     def _unknown_key_message(self, key: str) -> str:
-        match = _UNKNOWN_KEY_RE.fullmatch(key)
+        match = _UNKNOWN_KEY_RE.fullmatch(key.replace("_", "-"))
         word = match.group("word") if match else key
         import difflib  # only on this error path
 
@@ -249,6 +338,16 @@ class _Parser:
 
     def _add(self, level: Level, number: int, line: str, message: str) -> None:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
+
+
+def _first_token(value: str) -> tuple[str, str]:
+    """The value's first token (back-ticks removed) and what follows it."""
+    if value.startswith("`"):
+        end = value.find("`", 1)
+        if end > 0:
+            return value[1:end].strip(" \t"), value[end + 1:].strip(" \t")
+    token, _, rest = value.partition(" ")
+    return token.strip("`\t"), rest.strip(" \t")
 
 
 def _fold(character: str) -> str:

@@ -99,7 +99,8 @@ _PR_CROSS = re.compile(rf"({REPOSITORY_NAME})#([0-9]+)")
 _URL_TAIL = r"(?:[/?#][A-Za-z0-9._~/?#=%+-]*)?"
 _URL = re.compile(
     rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/"
-    rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL})"
+    rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL}"
+    r"|tree/([^?#]+)(?:[?#][A-Za-z0-9._~/?#=%+-]*)?)"
 )
 # Beyond git's rules, a branch or tag name may use only these (DESIGN §3): shell-safe.
 _SHELL_SAFE_REF = re.compile(r"[A-Za-z0-9._/+-]+")
@@ -114,6 +115,8 @@ class RefSpec:
     ref: str
     pr: int | None = None
     sha: str | None = None
+    # Accepted, but the author may have meant something else: said as a warning.
+    caution: str | None = None
 
 
 @dataclass(frozen=True)
@@ -137,12 +140,18 @@ def remove_invisible(text: str) -> str:
     return "".join(character for character in text if not is_invisible(character))
 
 
+# Control characters other than the tab: quoted back, each would reach a log, an annotation
+# or the summary as a raw byte (a NUL, an escape sequence).
+_QUOTED_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
 def show_invisible(text: str) -> str:
-    """`text` with each invisible character written as <U+XXXX>, for quoting in messages."""
-    if text.isascii():
+    """`text` with each invisible or control character written as <U+XXXX>, for quoting in
+    messages."""
+    if text.isascii() and not _QUOTED_CONTROL.search(text):
         return text
-    return "".join(f"<U+{ord(character):04X}>" if is_invisible(character) else character
-                   for character in text)
+    return "".join(f"<U+{ord(character):04X}>" if is_invisible(character)
+                   or _QUOTED_CONTROL.match(character) else character for character in text)
 
 
 def classify(value: str, repository: str) -> RefSpec | ValueProblem:
@@ -198,7 +207,17 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
                             f"only letters, digits and . _ / + - (the name is copied into "
                             f"outputs that other workflows' scripts use); give the branch's "
                             f"commit SHA instead")
-    return RefSpec("ref", value)
+    return RefSpec("ref", value, caution=_looks_like_a_short_commit(value))
+
+
+def _looks_like_a_short_commit(value: str) -> str | None:
+    """4 to 6 hex digits with a digit and a letter (`123abc`, not `1234`, not `cafe`) are
+    taken as a branch name; the author probably meant a commit."""
+    if (4 <= len(value) <= 6 and _HEX.fullmatch(value) and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value)):
+        return (f"`{value}` is read as a branch name; if you meant a commit, give its full "
+                f"40-digit SHA (`git rev-parse {value}` prints it)")
+    return None
 
 
 def _pull_request(digits: str, value: str) -> RefSpec | ValueProblem:
@@ -219,14 +238,21 @@ def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
     match = _URL.fullmatch(value)
     if not match:
         return ValueProblem(f"`{value}` is not a supported URL; use "
-                            f"https://github.com/{repository}/pull/<number> or "
-                            f"https://github.com/{repository}/commit/<full sha>")
-    named, pr_digits, sha = match.groups()
+                            f"https://github.com/{repository}/pull/<number>, "
+                            f"https://github.com/{repository}/commit/<full sha> or "
+                            f"https://github.com/{repository}/tree/<branch>")
+    named, pr_digits, sha, tree = match.groups()
     problem = _other_repository(named, repository, value)
     if problem:
         return problem
     if pr_digits is not None:
         return _pull_request(pr_digits, value)
+    if tree is not None:  # the branch, tag or commit the page shows: as if written alone
+        spec = classify(tree, repository)
+        if isinstance(spec, RefSpec) and spec.kind == "pr":
+            return ValueProblem(f"`{value}` is not a branch, tag or commit page; use "
+                                f"https://github.com/{repository}/pull/{spec.pr}")
+        return spec
     if not FULL_SHA_ANY_CASE.fullmatch(sha):
         return ValueProblem(f"`{value}` names an abbreviated commit; use the full 40-digit SHA")
     return RefSpec("commit", sha.lower(), sha=sha.lower())

@@ -7,6 +7,7 @@ raises: it becomes an error in the report. Both `resolve` and single-job `instal
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi, PullInfo
 
 WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
+# The dispatch inputs that name a dependency's ref (DESIGN §3): ci_<word>_pr.
+DEPENDENCY_INPUT = re.compile(r"ci_\w+_pr", re.IGNORECASE)
 
 
 def resolve(settings: ResolveSettings) -> ResolveReport:
@@ -43,6 +46,7 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         report.add(finding)
     directives = parsed.directives if _trusted(settings, context, parsed, report) else {}
     dispatch = {**context.dispatch_inputs, **settings.inputs}
+    _unread_inputs(dispatch, config, report)
     lock = _read_lock(config)
     for dependency in config.dependencies:
         override = _choose(dependency, dispatch, directives, lock, report)
@@ -116,6 +120,19 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
     return False
 
 
+def _unread_inputs(dispatch: Mapping[str, str], config: Config, report: ResolveReport) -> None:
+    """A non-empty `ci_<word>_pr` input that no configured dependency reads would be dropped:
+    the run would test the image's copy while the person who filled it in believes not."""
+    known = {dependency.dispatch_input for dependency in config.dependencies}
+    for name, value in dispatch.items():
+        if name not in known and DEPENDENCY_INPUT.fullmatch(name) and value.strip(WHITESPACE):
+            report.errors.append(Finding(
+                "error", f"the dispatch input `{name}` (`{value.strip(WHITESPACE)}`) is read "
+                         f"by no configured dependency ({config.source} reads "
+                         f"{', '.join(sorted(known))}); configure the dependency it names, or "
+                         f"leave the input empty", title="rocm-deps: unknown dispatch input"))
+
+
 def _read_lock(config: Config) -> Mapping[str, Any]:
     if config.lock_file is None:
         return {}
@@ -128,10 +145,15 @@ def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
             report: ResolveReport) -> Override | None:
     """Precedence, per dependency: dispatch input > body directive > lock file > default."""
     raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
+    directive = directives.get(dependency.name)
     if raw_input:
+        if directive is not None:
+            report.notices.append(
+                f"{dependency.name}: the dispatch input `{dependency.dispatch_input}` "
+                f"(`{raw_input}`) replaces the PR body's `{directive.key}: {directive.raw}` "
+                f"(line {directive.line})")
         return _from_value(dependency, raw_input, "dispatch",
                            f"input `{dependency.dispatch_input}`", report)
-    directive = directives.get(dependency.name)
     if directive is not None:
         return _override(dependency, directive.spec, "body", directive.raw, directive.line)
     lock_key = f"{dependency.name}_commit"
@@ -155,6 +177,8 @@ def _from_value(dependency: DependencyConfig, value: str, source: Source, where:
     if isinstance(spec, ValueProblem):
         report.errors.append(Finding("error", f"{where}: {spec.message}"))
         return None
+    if spec.caution:
+        report.warnings.append(Finding("warning", f"{where}: {spec.caution}"))
     return _override(dependency, spec, source, value, None)
 
 

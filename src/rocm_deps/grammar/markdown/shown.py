@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 # Every line walks the open quotes and list items, so nesting is bounded to keep the walk
 # linear in the body size; real bodies nest a handful deep.
@@ -15,6 +16,9 @@ class NestingTooDeep(Exception):
         self.line = line
 
 
+CodeKind = Literal["indented", "fenced"]
+
+
 @dataclass(frozen=True)
 class ShownLine:
     """A line as GitHub shows it.
@@ -24,11 +28,12 @@ class ShownLine:
     closes on the line is kept with its back-ticks, because a directive value may be
     back-ticked. `prose` is `text` without those code spans. `code` marks a line of an
     indented code block: not shown as text, reported so that a directive indented by
-    mistake can be explained. `source` is the line as written, for quoting in messages.
+    mistake can be explained; so does `fenced`, a line of a fenced code block. `source` is
+    the line as written, for quoting in messages.
     """
 
     number: int
     source: str
     text: str
     prose: str
-    code: bool = False
+    code: CodeKind | None = None

@@ -1,6 +1,6 @@
 """Fenced code: three or more back-ticks or tildes; closed by the same character at least as
 long, or by the end of the quote or list item it is in. Its lines are code, never shown as
-text; its info string is not shown either."""
+text (they are reported as code); its info string is not shown either."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rocm_deps.grammar.markdown.blocks import CODE_BLOCK, Block, Start
 from rocm_deps.grammar.markdown.cursor import Cursor
 from rocm_deps.grammar.markdown.html import escape_as_cmark
+from rocm_deps.grammar.markdown.shown import ShownLine
 
 if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
@@ -40,6 +41,12 @@ class Fence(Block):
             cursor.advance(1, True)
             skip -= 1
         return True
+
+    def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
+        """Code, reported so that a directive written inside a fence can be explained."""
+        text = cursor.line[cursor.offset:]
+        if text.strip(" \t"):
+            document.shown.append(ShownLine(number, cursor.line, text, text, code="fenced"))
 
 
 def scan(cursor: Cursor) -> object | None:

@@ -29,7 +29,7 @@ class IndentedCode(Block):
     def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
         if not cursor.blank:
             text = cursor.line[cursor.offset:]
-            document.shown.append(ShownLine(number, cursor.line, text, text, code=True))
+            document.shown.append(ShownLine(number, cursor.line, text, text, code="indented"))
 
 
 def open_code(document: Document, cursor: Cursor, depth: int) -> int:

@@ -1,0 +1,113 @@
+"""Near misses are errors, prose is silent, a directive shown as code is a warning (DESIGN §3).
+
+Each row is a whole PR body with the exact finding it gets, so a changed message is a
+failing test, not a silent drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.config import load_config
+from rocm_deps.grammar.directives import parse_body
+
+DEPENDENCIES = load_config(None).dependencies
+
+# (id, body, the one finding: level and message)
+NEAR_MISSES = [
+    ("dispatch-input-spelling", "ci_sglang_pr: #123", "error",
+     "line 1: `ci_sglang_pr: #123` — this is not applied: `ci_sglang_pr` has `_` where the key "
+     "has `-` (that is the dispatch input's name). Write `ci-sglang-pr: #123`"),
+    ("no-colon", "ci-sglang-pr #123", "error",
+     "line 1: `ci-sglang-pr #123` — this is not applied: there is no `:` after the key. Write "
+     "`ci-sglang-pr: #123`"),
+    ("dash-separator", "ci-sglang-pr - #123", "error",
+     "line 1: `ci-sglang-pr - #123` — this is not applied: `-` stands where the key needs `:`. "
+     "Write `ci-sglang-pr: #123`"),
+    ("equals-separator", "- ci-megatron-pr = main", "error",
+     "line 1: `- ci-megatron-pr = main` — this is not applied: `=` stands where the key needs "
+     "`:`. Write `ci-megatron-pr: main`"),
+    ("no-pr-suffix", "ci-sglang: #123", "error",
+     "line 1: `ci-sglang: #123` — this is not applied: the key lacks `-pr`. Write "
+     "`ci-sglang-pr: #123`"),
+    ("no-ci-prefix", "sglang-pr: #123", "error",
+     "line 1: `sglang-pr: #123` — this is not applied: the key lacks `ci-`. Write "
+     "`ci-sglang-pr: #123`"),
+    ("no-colon-branch-alone", "> ci-megatron-pr miles-main", "error",
+     "line 1: `> ci-megatron-pr miles-main` — this is not applied: there is no `:` after the "
+     "key. Write `ci-megatron-pr: miles-main`"),
+    ("several-slips", "CI_SGLANG #123", "error",
+     "line 1: `CI_SGLANG #123` — this is not applied: `CI_SGLANG` has `_` where the key has "
+     "`-`; the key lacks `-pr`; there is no `:` after the key. Write `ci-sglang-pr: #123`"),
+    ("no-value", "ci_megatron_pr:", "error",
+     "line 1: `ci_megatron_pr:` — this is not applied: `ci_megatron_pr` has `_` where the key "
+     "has `-` (that is the dispatch input's name). Write `ci-megatron-pr: #1234`"),
+    ("backticked-value", "sglang-pr: `#7`", "error",
+     "line 1: `sglang-pr: `#7`` — this is not applied: the key lacks `ci-`. Write "
+     "`ci-sglang-pr: #7`"),
+    ("unknown-dependency-underscores", "ci_vllm_pr: #12", "error",
+     "line 1: `ci_vllm_pr: #12` — `ci_vllm_pr` is not a known directive; the known directives "
+     "are `ci-sglang-pr`, `ci-megatron-pr`. An unknown key is an error so that a typo cannot "
+     "silently test the image's baseline instead"),
+    # radixark/miles#2582: the directive under "## Usage", in a ```text block.
+    ("miles-2582", "Validate Megatron-LM PR 84 on latest main.\n\n## Usage\n\n```text\n"
+                   "ci-megatron-pr: #84\n```\n", "warning",
+     "line 6: `ci-megatron-pr: #84` — GitHub shows this line as code (it is inside a fenced "
+     "code block), so it is not applied; to apply it, write it on a line of its own outside "
+     "the code block: `ci-megatron-pr: #84`"),
+    ("tilde-fence-in-list", "- example:\n  ~~~\n  ci-sglang-pr: #9\n  ~~~", "warning",
+     "line 3: `ci-sglang-pr: #9` — GitHub shows this line as code (it is inside a fenced code "
+     "block), so it is not applied; to apply it, write it on a line of its own outside the "
+     "code block: `ci-sglang-pr: #9`"),
+    ("indented-code", "text\n\n    ci-sglang-pr: #9", "warning",
+     "line 3: `ci-sglang-pr: #9` — this line is indented 4 or more spaces, so Markdown shows it "
+     "as code and it is not a directive; remove the indentation to make it one"),
+]
+
+
+@pytest.mark.parametrize(("body", "level", "message"), [row[1:] for row in NEAR_MISSES],
+                         ids=[row[0] for row in NEAR_MISSES])
+def test_a_near_miss_gets_exactly_this_finding(body: str, level: str, message: str) -> None:
+    parsed = parse_body(body, DEPENDENCIES)
+    assert parsed.directives == {}
+    assert [(finding.level, finding.message) for finding in parsed.findings] == [
+        (level, message)]
+
+
+# Prose considered while choosing the rule: each stays silent.
+PROSE = [
+    "ci-sglang-pr is broken on main",             # the key followed by words
+    "sglang: bumped the defaults",                # the name alone
+    "megatron: rebased on the new release",
+    "Please set ci-sglang-pr: #12 here",          # the key in the middle of a sentence
+    "The ci-sglang-pr directive is documented",
+    "ci-sglang: bumped the defaults",             # a key variant followed by words
+    "sglang-pr #1234 fixes the bug on MI350",     # no colon, and words after the value
+    "ci-sglang main",                             # a key variant and one plain word
+    "sglang-pr",                                  # a word alone
+    "- ci_sglang_pr is what the dispatch form calls it",
+    "Fixes: #99",
+    "<!--\nci_sglang_pr: #123\n-->",              # commented examples in templates
+    "<!-- ci-sglang-pr: #1234 -->",
+]
+
+
+@pytest.mark.parametrize("body", PROSE)
+def test_prose_stays_silent(body: str) -> None:
+    parsed = parse_body(body, DEPENDENCIES)
+    assert (parsed.directives, parsed.findings) == ({}, ())
+
+
+def test_a_configured_directive_gets_the_same_care(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[dependencies.vllm]\nrepository = "vllm-project/vllm"\n'
+                      'path = "/vllm"\ndirective = "test-vllm"\n')
+    dependencies = load_config(config).dependencies
+    parsed = parse_body("test_vllm: #5\nTest-Vllm #6\ntest-vllm is flaky", dependencies)
+    assert [finding.message for finding in parsed.findings] == [
+        "line 1: `test_vllm: #5` — this is not applied: `test_vllm` has `_` where the key has "
+        "`-`. Write `test-vllm: #5`",
+        "line 2: `Test-Vllm #6` — this is not applied: there is no `:` after the key. Write "
+        "`test-vllm: #6`"]
+    assert parse_body("Test-VLLM: #5", dependencies).directives["vllm"].spec.pr == 5
