@@ -1,7 +1,7 @@
 """What GitHub shows of a body, according to GitHub's own engine.
 
-cmark-gfm (the `cmarkgfm` package) turns the body into HTML, raw HTML passed through as
-GitHub passes it to its sanitizer; then the HTML is read as a browser reads it: an HTML
+cmark-gfm (the `cmarkgfm` package) turns the body into HTML with GitHub's options
+(`render`), raw HTML passed through as GitHub passes it to its sanitizer; then the HTML is read as a browser reads it: an HTML
 tokenizer written from the WHATWG rules for comments (`<!-->`, `<!--->`, `--!>`), bogus
 comments (`<?`, `<!x`, `</1`) and tags with quoted attributes. Text inside `<code>` or
 `<pre>` is code, not text. This module is deliberately independent of rocm_deps.grammar.markdown:
@@ -20,7 +20,10 @@ _TAG_NAME = re.compile(r"</?([A-Za-z][^\t\n\f />]*)")
 
 
 def render(body: str) -> str:
-    return cmarkgfm.github_flavored_markdown_to_html(body, options=Options.CMARK_OPT_UNSAFE)
+    """GitHub's rendering: the GFM extensions (table, autolink, tagfilter, strikethrough,
+    tasklist) and footnotes; raw HTML passed through, as GitHub passes it to its sanitizer."""
+    return cmarkgfm.github_flavored_markdown_to_html(
+        body, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES)
 
 
 def shown_text(body: str) -> str:

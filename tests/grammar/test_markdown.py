@@ -17,8 +17,9 @@ from tests.markdown_oracle import render, shown_text
 TOKEN = re.compile(r"ci-sglang-pr: #(\d+)")
 DEPENDENCIES = load_config(None).dependencies
 
-# Each row: a body with one directive, and whether GitHub shows the directive as text.
-# Every row is checked against cmark-gfm first, so the table cannot drift from GitHub.
+# Each row: a body with one directive, whether GitHub shows the directive as text and (when
+# it differs) whether it is a directive. Every row is checked against cmark-gfm first, with
+# GitHub's options, so the table cannot drift from GitHub.
 CASES = [
     # the constructs the issue found silently ignored
     ("inline-code-holds-comment-opener", "Use `<!--` to comment.\nci-sglang-pr: #7", True),
@@ -53,6 +54,31 @@ CASES = [
     ("backtick-cache", "``` `x`\na `b\nci-sglang-pr: #7 a `b", True),
     ("cdata-in-paragraph", "c <![CDATA[ x\nci-sglang-pr: #7 ]]>", False),
     ("cdata-after-unterminated-comment", "a <!-- b\nc <![CDATA[ x\nci-sglang-pr: #7 ]]>", True),
+    # link reference definitions render as nothing, over as many lines as they take
+    ("reference-title-spans-lines", "[a]: /url '\nci-sglang-pr: #7\n'", False),
+    ("reference-label-spans-lines", "[a\nci-sglang-pr: #7]: /url", False),
+    ("reference-destination-on-next-line", "[a]:\n/url\nci-sglang-pr: #7", True),
+    ("reference-title-must-end-its-line", "[a]: /url 'x' y\nci-sglang-pr: #7", True),
+    ("reference-then-setext-underline", "[a]: /url\n===\nci-sglang-pr: #7", True),
+    # footnotes: shown where referenced (at the end of the document), else not at all
+    ("footnote-unreferenced", "[^x]: a\nci-sglang-pr: #7", False),
+    ("footnote-referenced", "See [^x].\n\n[^x]: ci-sglang-pr: #7", True),
+    ("footnote-referenced-by-itself", "[^x]: ci-sglang-pr: #7 [^x]", True),
+    ("footnote-second-of-a-label", "See [^x].\n\n[^x]: a\n\n[^x]: ci-sglang-pr: #7", False),
+    ("footnote-after-unclosed-comment", "See [^x].\n\n[^x]: ci-sglang-pr: #7\n\n<!-- open",
+     False),
+    ("footnote-indented-continuation", "See [^x].\n\n[^x]: a\n\n    ci-sglang-pr: #7", True),
+    # tables: rows until a blank line or a block start; cells past the header's are dropped
+    # shown in a cell, but a cell is not a line of its own: no directive
+    ("table-row", "| a |\n|---|\n| ci-sglang-pr: #7 |", True, False),
+    ("table-indented-line-after", "| a |\n|---|\n    ci-sglang-pr: #7", False),
+    ("table-cell-past-the-header", "| a |\n|---|\nb | ci-sglang-pr: #7", False),
+    ("table-header-needs-as-many-cells", "| a | b |\n|---|\nci-sglang-pr: #7 | x", True),
+    # GitHub's tag filter: these tags are text, so what they would hide is shown
+    ("style-block-filtered", "<style\nci-sglang-pr: #7\n  type=\"text/css\">", True),
+    ("textarea-block-filtered", "<textarea>\n\nci-sglang-pr: #7\n</textarea>", True),
+    ("script-inline-filtered", "a <script>\nci-sglang-pr: #7", True),
+    ("pre-not-filtered", "<pre\nci-sglang-pr: #7", False),
 ]
 
 
@@ -65,15 +91,16 @@ def shown_by_github(body: str) -> list[int]:
     return sorted(int(number) for number in TOKEN.findall(shown_text(body)))
 
 
-@pytest.mark.parametrize(("body", "shown"), [case[1:] for case in CASES],
+@pytest.mark.parametrize(("body", "shown", "directive"),
+                         [(case[1], case[2], case[-1]) for case in CASES],
                          ids=[case[0] for case in CASES])
-def test_a_directive_counts_exactly_when_github_shows_it(body: str, shown: bool) -> None:
+def test_a_directive_counts_exactly_when_github_shows_it(body: str, shown: bool,
+                                                         directive: bool) -> None:
     expected = [7] if shown else []
     assert shown_by_github(body) == expected, render(body)
     assert candidates(body) == expected
     parsed = parse_body(body, DEPENDENCIES)
-    assert [directive.raw for directive in parsed.directives.values()] == (
-        ["#7"] if shown else [])
+    assert [found.raw for found in parsed.directives.values()] == (["#7"] if directive else [])
     assert parsed.errors == ()
 
 
@@ -87,6 +114,16 @@ PIECES = [
     "``", "a `b", "c` d", "`` x ` y ``", "\\`", "text", "---", "===", "***", "# heading",
     "<?x", "?>", "-", "1.", "<pre>", "</pre>", "<!-- b --->", "<!---->", "<!----->",
     "<![CDATA[", "]]>", "<!A x", ">", "\\<!--", "`` ` ``", "*emphasis*", "<code>", "</code>",
+    # link reference definitions: labels, destinations and titles over several lines
+    "[a]: /url", "[a]: /url '", "'", "[a]:", "/url", "/url \"t", "\"", "[a", "b]: /u", "[a]",
+    "(t)", "[a]: <x y>",
+    # footnotes: definitions, and references that make them shown
+    "[^x]: a", "[^x]:", "[^x]", "text [^x]", "[^y]: b", "[^X]",
+    # tables and what ends them
+    "| a | b |", "|---|---|", "| --- | :-: |", "a | b", "--- | ---", "|", "| x",
+    # GitHub's tag filter, and the HTML block kinds of the filtered tags
+    "<style", "<style>", "</style>", '  type="text/css">', "<textarea>", "</textarea>",
+    "<script>", "</script>", "<title>", "<xmp>", "<iframe>", "<noembed>", "<plaintext>",
 ]
 # How a line is built from a prefix, a piece and the directive.
 SHAPES = ["directive", "piece", "piece directive", "directive piece", "blank"]

@@ -23,6 +23,7 @@ CODE_BLOCK = "<pre><code>"
 
 class Block:
     leaf = False  # a leaf holds lines, not blocks
+    verbatim = False  # its lines start no block (code, HTML): they are all its own
     # The closing markup cmark writes when the block ends (None: none that matters).
     closing: str | None = "<x>"
 

@@ -7,15 +7,19 @@ MAX_DEPTH) and a paragraph is scanned once, when it ends."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import CODE_INDENT, Cursor
 from rocm_deps.grammar.markdown.html import Browser
 from rocm_deps.grammar.markdown.inline import Inline
 from rocm_deps.grammar.markdown.rules import FIRST_CHARACTERS, RULES
+from rocm_deps.grammar.markdown.rules.footnote import FootnoteDefinition
 from rocm_deps.grammar.markdown.rules.html_block import Html
 from rocm_deps.grammar.markdown.rules.indented_code import open_code
 from rocm_deps.grammar.markdown.rules.list_item import Item, List
-from rocm_deps.grammar.markdown.rules.paragraph import Paragraph
+from rocm_deps.grammar.markdown.rules.paragraph import Paragraph, definitions_taken
 from rocm_deps.grammar.markdown.shown import MAX_DEPTH, NestingTooDeep, ShownLine
 
 
@@ -25,6 +29,10 @@ class Document:
         self.number = 0
         self.browser = Browser()
         self.shown: list[ShownLine] = []
+        # Footnotes: the labels in the order the document first references them (GitHub
+        # numbers and renders them in that order), and the first definition of each label.
+        self.references: dict[str, None] = {}
+        self.first_definition: dict[str, FootnoteDefinition] = {}
 
     def parse(self, text: str) -> list[ShownLine]:
         settled = False  # the last line was blank and closed nothing
@@ -39,7 +47,34 @@ class Document:
             self._line(number, line)
             settled = blank and len(self.open) == depth
         self.close_from(0)
+        self._render_footnotes()
         return self.shown
+
+    def feed(self, action: Callable[[], None]) -> None:
+        """Do what a block does to the browser and to the shown lines: now, or, inside a
+        footnote definition, where GitHub renders it (the end of the document)."""
+        footnote = next((block for block in reversed(self.open)
+                         if isinstance(block, FootnoteDefinition)), None)
+        if footnote is None:
+            action()
+        else:
+            footnote.events.append(action)
+
+    def _render_footnotes(self) -> None:
+        """cmark-gfm's footnotes section: each referenced definition's content, in the order
+        of the first references, inside markup of its own."""
+        rendered = [self.first_definition[label] for label in self.references
+                    if label in self.first_definition]
+        if not rendered:
+            return
+        self.browser.markup('<section class="footnotes" data-footnotes><ol>')
+        for definition in rendered:
+            self.browser.markup('<li id="fn-x">')
+            for event in definition.events:
+                event()
+            self.browser.markup('<a href="#fnref-x" class="footnote-backref">')
+            self.browser.markup("</li>")
+        self.browser.markup("</ol></section>")
 
     def _line(self, number: int, line: str) -> None:
         self.number = number
@@ -69,7 +104,7 @@ class Document:
         line belongs to, or None when the line needs nothing more."""
         depth = matched
         container = self.open[depth - 1] if depth else None
-        while container is None or not container.leaf or isinstance(container, Paragraph):
+        while container is None or not container.verbatim:
             cursor.find_first_nonspace()
             indented = cursor.indent >= CODE_INDENT
             if indented or cursor.peek(cursor.first_nonspace) not in FIRST_CHARACTERS:
@@ -130,10 +165,10 @@ class Document:
         if isinstance(parent, Item):
             parent.has_child = True
         if block is None:
-            self.browser.markup()
+            self.feed(self.browser.markup)
             return depth
-        if not isinstance(block, Html):
-            self.browser.markup(markup)
+        if not isinstance(block, (Html, FootnoteDefinition)):
+            self.feed(lambda: self.browser.markup(markup))
         if len(self.open) >= MAX_DEPTH:
             raise NestingTooDeep(self.number)
         self.open.append(block)
@@ -142,11 +177,28 @@ class Document:
     def close_from(self, depth: int) -> None:
         while len(self.open) > depth:
             block = self.open.pop()
-            if isinstance(block, Paragraph):
-                self.emit_paragraph(block)
+            if isinstance(block, Paragraph) and not self.emit_paragraph(block):
+                continue  # only link reference definitions: rendered as nothing
             if block.closing is not None:
-                self.browser.markup(block.closing)
+                self.feed(functools.partial(self.browser.markup, block.closing))
+            if isinstance(block, FootnoteDefinition):
+                self.first_definition.setdefault(block.label, block)  # cmark-gfm: the first
 
-    def emit_paragraph(self, paragraph: Paragraph) -> None:
-        self.browser.markup()
-        self.shown.extend(Inline(paragraph.lines, self.browser).shown())
+    def emit_paragraph(self, paragraph: Paragraph, *, definitions: bool = True) -> bool:
+        """Show a paragraph's text (a heading's with `definitions` False); False when link
+        reference definitions took all of it."""
+        lines = paragraph.lines[definitions_taken(paragraph):] if definitions else (
+            paragraph.lines)
+        if not lines:
+            return False
+        # A reference counts wherever it is, inside a definition too (its own included), and
+        # whatever the browser shows of it: read without the browser, at once.
+        for label in Inline(lines, Browser()).footnote_references():
+            self.references.setdefault(label)
+
+        def emit() -> None:
+            self.browser.markup()
+            self.shown.extend(Inline(lines, self.browser).shown())
+
+        self.feed(emit)
+        return True

@@ -17,6 +17,11 @@ _IN_TAG = (_TAG, _TAG_DOUBLE_QUOTED, _TAG_SINGLE_QUOTED)
 _COMMENT_END = re.compile(r"--!?>")
 _TAG_NAME = re.compile(r"</?(?P<name>[A-Za-z][^\t\n\f />]*)")
 _TAG_WHITESPACE = frozenset(" \t\n\f")
+# GitHub's tag filter (cmark-gfm's tagfilter extension): in raw HTML, the `<` of these tags
+# is written as `&lt;`, so a browser shows them as text. A tag name at the end of a line is
+# followed by the line's newline in the block's text, hence `$`.
+_FILTERED_TAG = re.compile(r"</?(?:title|textarea|style|xmp|iframe|noembed|noframes|script"
+                           r"|plaintext)(?:[ \t\n\v\f\r>]|/>|$)", re.IGNORECASE)
 
 
 def escape_as_cmark(text: str) -> str:
@@ -109,6 +114,11 @@ class Browser:
     def _markup_start(self, raw: str, start: int, end: int,
                       shown: list[tuple[int, int]]) -> int:
         """At a `<` in data: the position after what it starts (state updated)."""
+        if _FILTERED_TAG.match(raw, start, end):
+            # GitHub's tag filter wrote this `<` as `&lt;`: the tag is text.
+            if not self.in_code:
+                shown.append((start, start + 1))
+            return start + 1
         rest = raw[start:min(end, start + 6)]
         if rest.startswith("<!--"):
             if rest.startswith("<!-->"):

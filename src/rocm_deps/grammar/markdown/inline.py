@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, SPACE, Browser
+from rocm_deps.grammar.markdown.labels import normalise_label
 from rocm_deps.grammar.markdown.shown import ShownLine
 
 _INLINE_SPECIAL = re.compile(r"[\\`<]")
@@ -17,6 +18,9 @@ _INLINE_TAG = re.compile(rf"<(?:{OPEN_TAG}|{CLOSE_TAG})")
 _DECLARATION_START = re.compile(rf"<![A-Z]+{SPACE}")
 # cmark's scan_html_comment after `<!--`: at each `-` the next character decides the branch,
 # so a failed match costs time linear in what it read.
+# `[^label]` with a label cmark-gfm reads as one piece of text (no character that starts an
+# inline construct), not followed by a link destination.
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s!&*<\[\\_`~]+)\](?!\()")
 _COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
 
 
@@ -35,12 +39,34 @@ class Inline:
         self.no_comment_end = False
         # (start, end, is_code_span): parts of the content not shown as text
         self.hidden: list[tuple[int, int, bool]] = []
+        # (start, end): the code spans and raw HTML cmark-gfm found, whatever the browser
+        # makes of them
+        self.constructs: list[tuple[int, int]] = []
+        self.scanned = False
 
     def shown(self) -> list[ShownLine]:
         self._scan()
         return self._split()
 
+    def footnote_references(self) -> list[str]:
+        """The labels of the paragraph's footnote references (`[^label]`), in order: not in
+        a code span or raw HTML, not escaped, not the text of a link. cmark-gfm finds them
+        whatever a browser later shows of them."""
+        self._scan()
+        labels = []
+        for reference in _FOOTNOTE_REFERENCE.finditer(self.content):
+            start, end = reference.span()
+            backslashes = len(self.content[:start]) - len(self.content[:start].rstrip("\\"))
+            if backslashes % 2 or any(begin < end and start < finish
+                                      for begin, finish in self.constructs):
+                continue
+            labels.append(normalise_label(reference.group("label")))
+        return labels
+
     def _scan(self) -> None:
+        if self.scanned:
+            return
+        self.scanned = True
         content, position, text_from = self.content, 0, 0
         while (special := _INLINE_SPECIAL.search(content, position)) is not None:
             position = special.start()
@@ -63,6 +89,7 @@ class Inline:
                     position += 1
                     continue
             self._text(text_from, position)
+            self.constructs.append((position, end))
             if character == "`":
                 shown = not self.browser.hides_text()
                 self.hidden.append((position, end, shown))

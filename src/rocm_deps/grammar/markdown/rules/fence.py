@@ -26,6 +26,7 @@ class Fence(Block):
     length: int
     offset: int  # the opening fence's indentation, removed from the content lines
     leaf = True
+    verbatim = True
     closing = "</code></pre>"
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
@@ -46,7 +47,8 @@ class Fence(Block):
         """Code, reported so that a directive written inside a fence can be explained."""
         text = cursor.line[cursor.offset:]
         if text.strip(" \t"):
-            document.shown.append(ShownLine(number, cursor.line, text, text, code="fenced"))
+            shown = ShownLine(number, cursor.line, text, text, code="fenced")
+            document.feed(lambda: document.shown.append(shown))
 
 
 def scan(cursor: Cursor) -> object | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Start
 from rocm_deps.grammar.markdown.cursor import Cursor
-from rocm_deps.grammar.markdown.rules.paragraph import Paragraph
+from rocm_deps.grammar.markdown.rules.paragraph import Paragraph, definitions_taken
 
 if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
@@ -24,7 +24,8 @@ def scan_atx(cursor: Cursor) -> object | None:
 def open_atx(document: Document, cursor: Cursor, depth: int,
              candidate: object) -> tuple[Start, int]:
     depth = document.add_child(depth, None)
-    document.emit_paragraph(Paragraph([(document.number, cursor.line, cursor.first_nonspace)]))
+    document.emit_paragraph(Paragraph([(document.number, cursor.line, cursor.first_nonspace)]),
+                            definitions=False)
     return Start.CONSUMED, depth
 
 
@@ -34,5 +35,10 @@ def scan_setext(cursor: Cursor) -> object | None:
 
 def open_setext(document: Document, cursor: Cursor, depth: int,
                 candidate: object) -> tuple[Start, int]:
+    paragraph = document.open[depth - 1]
+    assert isinstance(paragraph, Paragraph)
+    del paragraph.lines[:definitions_taken(paragraph)]
+    if not paragraph.lines:  # only link reference definitions: the underline is text
+        return Start.LEAF, depth
     document.close_from(depth - 1)  # the paragraph becomes a heading and ends
     return Start.CONSUMED, depth

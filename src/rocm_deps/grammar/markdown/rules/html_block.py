@@ -1,7 +1,7 @@
 """HTML blocks: cmark-gfm's seven kinds, each with its start condition and, for kinds 1 to
 5, the text that ends it (6 and 7 end at a blank line). What the block shows is what the
-browser shows of its raw HTML; kind 7 (any complete tag alone) cannot interrupt a
-paragraph."""
+browser shows of its raw HTML after GitHub's tag filter (`html.Browser`); kind 7 (any
+complete tag alone) cannot interrupt a paragraph."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ _BLOCK_TAGS = (
     "tfoot|th|thead|title|tr|track|ul")
 # The start conditions of HTML blocks 1-7 (cmark-gfm scanners.re); the number is the kind.
 _STARTS = (
-    (1, re.compile(r"<(?:script|pre|style)(?:[ \t\v\f\r\n>]|$)", re.IGNORECASE)),
+    (1, re.compile(r"<(?:script|pre|style|textarea)(?:[ \t\v\f\r\n>]|$)", re.IGNORECASE)),
     (2, re.compile(r"<!--")),
     (3, re.compile(r"<\?")),
     (4, re.compile(r"<![A-Z]")),
@@ -34,7 +34,7 @@ _STARTS = (
     (7, re.compile(rf"<(?:{OPEN_TAG}|{CLOSE_TAG})[\t\n\f ]*$")),
 )
 _ENDS = {
-    1: re.compile(r"</(?:script|pre|style)>", re.IGNORECASE),
+    1: re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
     2: re.compile(r"-->"),
     3: re.compile(r"\?>"),
     4: re.compile(r">"),
@@ -46,6 +46,7 @@ _ENDS = {
 class Html(Block):
     kind: int
     leaf = True
+    verbatim = True
     closing = None
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
@@ -53,10 +54,14 @@ class Html(Block):
 
     def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
         line, start = cursor.line, cursor.offset
-        visible = document.browser.read_raw(line, start, len(line))
-        text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
-        if text:
-            document.shown.append(ShownLine(number, line, text, text))
+
+        def read() -> None:
+            visible = document.browser.read_raw(line, start, len(line))
+            text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
+            if text:
+                document.shown.append(ShownLine(number, line, text, text))
+
+        document.feed(read)
         end = _ENDS.get(self.kind)
         if end is not None and end.search(line, cursor.first_nonspace):
             document.close_from(len(document.open) - 1)

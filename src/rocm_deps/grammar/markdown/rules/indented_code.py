@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 class IndentedCode(Block):
     leaf = True
+    verbatim = True
     closing = "</code></pre>"
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
@@ -29,7 +30,8 @@ class IndentedCode(Block):
     def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
         if not cursor.blank:
             text = cursor.line[cursor.offset:]
-            document.shown.append(ShownLine(number, cursor.line, text, text, code="indented"))
+            shown = ShownLine(number, cursor.line, text, text, code="indented")
+            document.feed(lambda: document.shown.append(shown))
 
 
 def open_code(document: Document, cursor: Cursor, depth: int) -> int:

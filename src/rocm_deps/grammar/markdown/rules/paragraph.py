@@ -1,6 +1,7 @@
 """Paragraphs: the lines no other block takes. A paragraph ends at a blank line or when a
 block start interrupts it (see `rules.RULES`); a line that starts nothing and continues no
-open block is a lazy continuation of it. Its inline parts are read when it ends."""
+open block is a lazy continuation of it. Its inline parts are read when it ends, after the
+link reference definitions at its start are taken out (`link_reference`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block
 from rocm_deps.grammar.markdown.cursor import Cursor
+from rocm_deps.grammar.markdown.rules.link_reference import definitions_end
 
 if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
@@ -25,3 +27,9 @@ class Paragraph(Block):
     def take_line(self, document: Document, number: int, cursor: Cursor) -> None:
         if not cursor.blank:
             self.lines.append((number, cursor.line, cursor.first_nonspace))
+
+
+def definitions_taken(paragraph: Paragraph) -> int:
+    """How many of the paragraph's first lines are link reference definitions."""
+    content = "".join(line[start:] + "\n" for _, line, start in paragraph.lines)
+    return content.count("\n", 0, definitions_end(content))
