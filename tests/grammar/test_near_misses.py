@@ -50,6 +50,12 @@ NEAR_MISSES = [
      "line 1: `ci_vllm_pr: #12` — `ci_vllm_pr` is not a known directive; the known directives "
      "are `ci-sglang-pr`, `ci-megatron-pr`. An unknown key is an error so that a typo cannot "
      "silently test the image's baseline instead"),
+    ("en-dash-separator", "ci-sglang-pr \u2013 #123", "error",
+     "line 1: `ci-sglang-pr \u2013 #123` — this is not applied: `-` stands where the key needs "
+     "`:`. Write `ci-sglang-pr: #123`"),
+    ("fullwidth-colon-and-underscores", "ci_sglang_pr\uff1a #1", "error",
+     "line 1: `ci_sglang_pr\uff1a #1` — this is not applied: `ci_sglang_pr` has `_` where the "
+     "key has `-` (that is the dispatch input's name). Write `ci-sglang-pr: #1`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
     ("miles-2582", "Validate Megatron-LM PR 84 on latest main.\n\n## Usage\n\n```text\n"
                    "ci-megatron-pr: #84\n```\n", "warning",

@@ -174,6 +174,8 @@ class _Parser:
             self._directive(number, source, match)
             return
         near_miss = self._near_miss(line)
+        if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
+            near_miss = self._near_miss("".join(_fold(character) for character in line))
         if near_miss is not None:
             self._add("error", number, source, near_miss)
             return

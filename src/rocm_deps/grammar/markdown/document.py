@@ -163,7 +163,7 @@ class Document:
         self.close_from(depth)
         parent = self.open[depth - 1] if depth else None
         if isinstance(parent, Item):
-            parent.has_child = True
+            parent.children += 1
         if block is None:
             self.feed(self.browser.markup)
             return depth
@@ -178,7 +178,12 @@ class Document:
         while len(self.open) > depth:
             block = self.open.pop()
             if isinstance(block, Paragraph) and not self.emit_paragraph(block):
-                continue  # only link reference definitions: rendered as nothing
+                # Only link reference definitions: cmark-gfm removes the paragraph, and an
+                # item it was the first child of is empty again.
+                parent = self.open[-1] if self.open else None
+                if isinstance(parent, Item):
+                    parent.children -= 1
+                continue
             if block.closing is not None:
                 self.feed(functools.partial(self.browser.markup, block.closing))
             if isinstance(block, FootnoteDefinition):

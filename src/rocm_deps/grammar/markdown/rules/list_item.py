@@ -29,12 +29,12 @@ class List(Block):
 @dataclass
 class Item(Block):
     width: int  # columns of the marker and its padding: what a continuation line must indent
-    has_child: bool = False
+    children: int = 0  # a paragraph of link reference definitions alone is removed again
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
         if cursor.indent >= self.width:
             cursor.advance(self.width, True)
-        elif cursor.blank and self.has_child:
+        elif cursor.blank and self.children:
             cursor.advance_to_first_nonspace()
         else:
             return False
