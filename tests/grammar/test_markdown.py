@@ -75,6 +75,8 @@ CASES = [
     ("table-indented-line-after", "| a |\n|---|\n    ci-sglang-pr: #7", False),
     ("table-cell-past-the-header", "| a |\n|---|\nb | ci-sglang-pr: #7", False),
     ("table-header-needs-as-many-cells", "| a | b |\n|---|\nci-sglang-pr: #7 | x", True),
+    ("table-refused-once-refused-for-good", "a\n|---|---|\nb | c\n|---|---|\n"
+                                             "    ci-sglang-pr: #7", True),
     # GitHub's tag filter: these tags are text, so what they would hide is shown
     ("style-block-filtered", "<style\nci-sglang-pr: #7\n  type=\"text/css\">", True),
     ("textarea-block-filtered", "<textarea>\n\nci-sglang-pr: #7\n</textarea>", True),

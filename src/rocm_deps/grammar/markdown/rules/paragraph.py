@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 @dataclass
 class Paragraph(Block):
     lines: list[tuple[int, str, int]] = field(default_factory=list)  # number, line, start
+    # A delimiter row under it did not match its last line: cmark-gfm never tries it again.
+    table_refused: bool = False
     leaf = True
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:

@@ -91,7 +91,8 @@ def open_table(document: Document, cursor: Cursor, depth: int,
     assert isinstance(paragraph, Paragraph)
     number, line, start = paragraph.lines[-1]
     header = cells_of(line[start:])
-    if header is None or len(header) != candidate.columns:
+    if paragraph.table_refused or header is None or len(header) != candidate.columns:
+        paragraph.table_refused = True
         return Start.LEAF, depth  # not a table: the line continues the paragraph
     document.open.pop()  # the paragraph: its earlier lines stay one, the last is the header
     if len(paragraph.lines) > 1 and document.emit_paragraph(Paragraph(paragraph.lines[:-1])):
