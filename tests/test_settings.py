@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from rocm_deps.errors import UsageError
 from rocm_deps.options import Given, read
 from rocm_deps.settings import (
     Interpreter,
+    child_environment,
     find_python,
     install_settings,
+    packages_directory,
     resolve_settings,
 )
 
@@ -91,3 +94,31 @@ def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:
                          if key != "GITHUB_WORKSPACE"}
     assert install_settings(parsed, without_workspace, resolve, cwd=tmp_path / "bin",
                             interpreter=OUTSIDE_ANY_VENV).workspace == (tmp_path / "bin").resolve()
+
+
+def test_child_processes_never_get_the_token(tmp_path: Path) -> None:
+    token = "ghs_childTESTtoken0123456789abcdef"
+    environ = {"PATH": f"/usr/bin::.:relative/bin:{tmp_path}", "HOME": "/home/runner",
+               "GITHUB_TOKEN": "ghs_another", "GH_TOKEN": "ghs_yet_another",
+               "INPUT_GITHUB_TOKEN": token, "MY_TOKEN": token,
+               "REMOTE": f"https://x-access-token:{token}@github.com/o/r"}
+    assert child_environment(environ, token) == {"PATH": f"/usr/bin:{tmp_path}",
+                                                 "HOME": "/home/runner"}
+
+
+def test_a_uv_planted_in_the_working_directory_is_never_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    planted = tmp_path / "uv"
+    planted.write_text("#!/bin/sh\necho planted\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    environ = {"PATH": ":/nonexistent"}  # the empty entry is the working directory
+    assert shutil.which("uv", path=environ["PATH"]) == "uv"  # what a plain lookup would run
+    assert resolve_settings(read("resolve", {}), environ).api.uv is None
+    assert resolve_settings(read("resolve", {}), environ).api.environ["PATH"] == "/nonexistent"
+
+
+def test_pygithub_goes_to_runner_temp_else_to_this_users_cache(tmp_path: Path) -> None:
+    assert packages_directory({"RUNNER_TEMP": "/rt", "XDG_CACHE_HOME": "/c"}) == Path("/rt")
+    assert packages_directory({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/rocm-deps")
+    assert packages_directory({"HOME": "/h"}) == Path("/h/.cache/rocm-deps")

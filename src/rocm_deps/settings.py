@@ -33,15 +33,23 @@ from rocm_deps.options import (
 )
 
 DEFAULT_API_URL = "https://api.github.com"
+# Variables that hold a GitHub token by convention (and the action's input): no child
+# process gets them, nor any variable that holds the token's value (DESIGN §4).
+TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
+                             "GITHUB_ENTERPRISE_TOKEN", "INPUT_GITHUB_TOKEN",
+                             "INPUT_GITHUB-TOKEN"})
 
 
 @dataclass(frozen=True)
 class ApiSettings:
     url: str = DEFAULT_API_URL
     token: str | None = None
-    # Where PyGithub is installed on demand when it is not importable ($RUNNER_TEMP).
+    # Where PyGithub is installed on demand when it is not importable: $RUNNER_TEMP, else a
+    # per-user cache directory (never a shared temporary directory).
     packages_dir: Path = Path(tempfile.gettempdir())
     uv: str | None = None  # uv on PATH, used for that install when present
+    # The environment of that install (child_environment: no token).
+    environ: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class InstallSettings:
     python: str
     dry_run: bool = False
     output_format: OutputFormat = "text"
-    # The environment every child process (git, pip) gets; read once from os.environ.
+    # What every child process (git, pip, prepare) starts from: child_environment().
     environ: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -163,7 +171,7 @@ def install_settings(given: Given, environ: Mapping[str, str], resolve: ResolveS
         workspace=workspace.resolve(),
         python=find_python(given.optional("python"), environ, interpreter),
         dry_run=bool(given.flag("dry-run")), output_format=_output_format(given),
-        environ=dict(environ))
+        environ=child_environment(environ, token_of(given, environ)))
 
 
 def demo_settings(given: Given, environ: Mapping[str, str],
@@ -172,7 +180,7 @@ def demo_settings(given: Given, environ: Mapping[str, str],
                         scenario=cast(Scenario, given.text("scenario")),
                         python=interpreter.executable,
                         temporary_directory=Path(environ.get("TMPDIR") or tempfile.gettempdir()),
-                        environ=dict(environ))
+                        environ=child_environment(environ, None))
 
 
 def token_of(given: Given, environ: Mapping[str, str]) -> str | None:
@@ -199,10 +207,39 @@ def _event(given: Given, environ: Mapping[str, str],
 
 
 def _api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
-    return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL,
-                       token=token_of(given, environ),
-                       packages_dir=Path(environ.get("RUNNER_TEMP") or tempfile.gettempdir()),
-                       uv=shutil.which("uv", path=environ.get("PATH", os.defpath)))
+    token = token_of(given, environ)
+    return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
+                       packages_dir=packages_directory(environ),
+                       uv=shutil.which("uv", path=absolute_search_path(environ)),
+                       environ=child_environment(environ, token))
+
+
+def packages_directory(environ: Mapping[str, str]) -> Path:
+    """Where PyGithub goes on demand: $RUNNER_TEMP (the job's own), else this user's cache
+    ($XDG_CACHE_HOME or ~/.cache); a shared temporary directory would let another user
+    plant a package there (github.on_demand checks whose the directory is)."""
+    if environ.get("RUNNER_TEMP"):
+        return Path(environ["RUNNER_TEMP"])
+    cache = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or "~").expanduser()
+                                                 / ".cache")
+    return Path(cache) / "rocm-deps"
+
+
+def absolute_search_path(environ: Mapping[str, str]) -> str:
+    """PATH without its relative and empty entries: a program is never found in the working
+    directory (the checked-out pull request)."""
+    return os.pathsep.join(entry for entry in environ.get("PATH", os.defpath).split(os.pathsep)
+                           if Path(entry).is_absolute())
+
+
+def child_environment(environ: Mapping[str, str], token: str | None) -> dict[str, str]:
+    """The one environment every child process starts from: code the tool does not own (pip
+    builds, prepare commands, git hooks and helpers) never gets the token, by name or by
+    value, and finds programs through absolute PATH entries only."""
+    environment = {name: value for name, value in environ.items()
+                   if name.upper() not in TOKEN_VARIABLES and not (token and token in value)}
+    environment["PATH"] = absolute_search_path(environ)
+    return environment
 
 
 def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path | None) -> None:
@@ -261,7 +298,7 @@ def find_python(requested: str | None, environ: Mapping[str, str],
                 interpreter: Interpreter) -> str:
     """The interpreter under test: `--python`, else `python3` on PATH *outside* the tool's own
     virtualenv (the action's private environment must never get the dependencies)."""
-    search_path = environ.get("PATH", os.defpath)
+    search_path = absolute_search_path(environ)
     if requested:
         found = shutil.which(requested, path=search_path)
         if found is None:

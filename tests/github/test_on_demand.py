@@ -98,3 +98,44 @@ def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: Event
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
     assert list(runner_temp.iterdir()) == []
+
+
+def plant(directory: Path, ran: Path) -> None:
+    """A PyGithub that is not: importing it leaves `ran` behind."""
+    (directory / "github").mkdir(parents=True)
+    (directory / "github" / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    (directory / on_demand.READY).write_text("")
+
+
+def test_a_directory_planted_by_another_user_is_never_imported(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub) -> None:
+    require_tool(os.geteuid() == 0, "planting a directory of another user needs root "
+                                    "(CI runs as root)")
+    shared = tmp_path / "shared-tmp"  # like /tmp: sticky and world-writable
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted, ran = on_demand.private_directory(shared), tmp_path / "planted-code-ran"
+    plant(planted, ran)
+    for path in (planted, *planted.rglob("*")):
+        os.chown(path, 65534, 65534)
+    (tmp_path / "bin").mkdir()
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, shared, tmp_path / "bin")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert (f"refusing to import PyGithub from {planted}: {planted} belongs to user id 65534, "
+            f"not to this user (0)") in result.stderr
+    assert not ran.exists()
+
+
+def test_a_directory_others_can_write_is_never_imported(tmp_path: Path, write_event: EventWriter,
+                                                        github: FakeGitHub) -> None:
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    planted, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
+    plant(planted, ran)
+    planted.chmod(0o777)
+    (tmp_path / "bin").mkdir()
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
+                          tmp_path / "bin")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert f"{planted} can be written by other users (mode 777)" in result.stderr
+    assert not ran.exists()

@@ -112,3 +112,14 @@ def test_echo_quotes_for_display() -> None:
 def test_markdown_cell_cannot_break_table() -> None:
     assert markdown_cell("a|b\nc`d") == "`a\\|b c'd`"
     assert markdown_cell(None) == ""
+
+
+def test_control_characters_reach_no_channel_as_raw_bytes(tmp_path: Path) -> None:
+    log = io.StringIO()
+    runner = Runner(github_actions=True, stream=log, summary_path=tmp_path / "summary.md")
+    runner.error("line 1: `a\x00b\x1b[31m`", title="t")
+    runner.info("name\x07.txt")
+    runner.add_summary("| `a\x00b` |")
+    assert log.getvalue() == ("::error title=t::line 1: `a<U+0000>b<U+001B>[31m`\n"
+                              "name<U+0007>.txt\n")
+    assert (tmp_path / "summary.md").read_text() == "| `a<U+0000>b` |\n\n"

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,10 @@ ORIGINAL = world.ROCM_MODULE
 PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
 
 
-def install(cli: Cli, box: sandbox.Sandbox, document: str, *extra: str) -> CliResult:
+def install(cli: Cli, box: sandbox.Sandbox, document: str, *extra: str,
+            env: Mapping[str, str] | None = None) -> CliResult:
     return cli("install", "--config", str(box.config), "--overrides", document,
-               "--workspace", str(box.workspace), "--python", box.python, *extra)
+               "--workspace", str(box.workspace), "--python", box.python, *extra, env=env)
 
 
 def echoed(result: CliResult, subcommand: str) -> list[str]:

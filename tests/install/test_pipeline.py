@@ -4,6 +4,7 @@ without the clone walk the same steps, so a plan never leaves out a step the run
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from rocm_deps.contract import PHASES
@@ -69,3 +70,18 @@ def test_every_timed_phase_is_a_step_of_the_pipeline() -> None:
     """The summary's columns are the pipeline's phases, in its order."""
     phases = list(dict.fromkeys(step.phase for step in STEPS if step.phase is not None))
     assert tuple(phases) == PHASES
+
+
+def test_a_prepare_command_never_sees_the_token(cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    dump = tmp_path / "environment.json"
+    with_prepare(box, [sys.executable, "-c", "import json, os, sys; open(sys.argv[1], 'w')"
+                       ".write(json.dumps(dict(os.environ)))", str(dump)])
+    token = "ghs_prepareTESTtoken0123456789abcdef"
+    env = {"TEST_TOKEN": token, "INPUT_GITHUB_TOKEN": token, "GITHUB_TOKEN": "ghs_other",
+           "CLONE_URL": f"https://x-access-token:{token}@github.com/o/r"}
+    result = install(cli, box, overrides(megatron="refs/pull/202/head"),
+                     "--github-token-env", "TEST_TOKEN", env=env)
+    assert result.code == 0, result.stderr
+    seen = json.loads(dump.read_text())
+    assert not {"TEST_TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "CLONE_URL"} & set(seen)
+    assert token not in json.dumps(seen) and "ghs_other" not in json.dumps(seen)

@@ -17,8 +17,9 @@ from rocm_deps.settings import InstallSettings
 def run(settings: InstallSettings, runner: Runner) -> int:
     overrides = settings.overrides
     if overrides is None:
-        if settings.resolve.api.token:
-            ensure_github(settings.resolve.api.packages_dir, settings.resolve.api.uv, runner)
+        api = settings.resolve.api
+        if api.token:
+            ensure_github(api.packages_dir, api.uv, api.environ, runner)
         resolved = resolve(settings.resolve)
         resolve_report.annotate(resolved, runner)
         runner.add_summary(resolve_report.summary(resolved, settings.config))

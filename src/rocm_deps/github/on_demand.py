@@ -4,7 +4,8 @@ interpreter under test.
 The tool runs on the standard library alone. With a token, PyGithub must be importable: if
 it is not (a bare runner or container), its pinned closure is installed from the
 hash-checked requirements-github.txt into a private directory (under `$RUNNER_TEMP`, so the
-next step of the job finds it ready) and that directory is put first on `sys.path`. uv is
+next step of the job finds it ready, else under this user's cache) and that directory is put
+first on `sys.path`. A directory that another user owns or can write is never imported from. uv is
 used when it is on PATH, else this interpreter's pip.
 """
 
@@ -12,7 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import stat
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from rocm_deps import process
@@ -39,15 +43,17 @@ def install_command(target: Path, uv: str | None) -> list[str]:
             "--no-deps", "-r", str(REQUIREMENTS)]
 
 
-def ensure_github(packages_dir: Path, uv: str | None, runner: Runner) -> None:
+def ensure_github(packages_dir: Path, uv: str | None, environ: Mapping[str, str],
+                  runner: Runner) -> None:
     """Make `import github` work: as it is, from the private directory, or after installing
-    the pinned closure there."""
+    the pinned closure there. `environ` is the installer's (without the token)."""
     if importlib.util.find_spec("github") is not None:
         return
     target = private_directory(packages_dir)
+    _make_private(packages_dir, target)
     if not (target / READY).exists():
         runner.info(f"rocm-deps: installing PyGithub (pinned, hash-checked) into {target}")
-        result = process.run(install_command(target, uv), runner, capture=False)
+        result = process.run(install_command(target, uv), runner, env=environ, capture=False)
         if not result.ok:
             raise FatalError(
                 f"could not install PyGithub into {target} (exit code {result.returncode}; "
@@ -58,3 +64,38 @@ def ensure_github(packages_dir: Path, uv: str | None, runner: Runner) -> None:
         (target / READY).write_text("")
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
+
+
+def _make_private(base: Path, target: Path) -> None:
+    """Create `target` for this user alone (0700), or check that the one found is: a
+    directory another user owns or can write could hold code planted to run with the token."""
+    try:
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise FatalError(f"cannot create {target} for PyGithub: {error.strerror or error}",
+                         title="rocm-deps: PyGithub") from None
+    for directory, shared_ok in ((base, True), (target, False)):
+        problem = _not_private(directory, shared_ok)
+        if problem:
+            raise FatalError(
+                f"refusing to import PyGithub from {target}: {problem}. Another user could have "
+                f"put code there that would run with the token. Remove it, or point "
+                f"RUNNER_TEMP (or XDG_CACHE_HOME) at a directory only this user can write.",
+                title="rocm-deps: PyGithub")
+
+
+def _not_private(directory: Path, shared_ok: bool) -> str | None:
+    """Why `directory` is not this user's alone; None when it is. A shared parent is fine
+    when it is sticky (as /tmp is): then no one else can replace what we create in it."""
+    status = directory.lstat()
+    if stat.S_ISLNK(status.st_mode) or not stat.S_ISDIR(status.st_mode):
+        return f"{directory} is not a plain directory"
+    if status.st_uid != os.getuid():
+        return f"{directory} belongs to user id {status.st_uid}, not to this user ({os.getuid()})"
+    writable_by_others = status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if writable_by_others and not (shared_ok and status.st_mode & stat.S_ISVTX):
+        return f"{directory} can be written by other users (mode {stat.S_IMODE(status.st_mode):o})"
+    return None

@@ -24,6 +24,16 @@ OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 MAX_SUMMARY_BYTES = 1024 * 1024 - 16 * 1024
 
 
+# Control characters but tab and the line ends: a NUL or an escape sequence quoted from the
+# PR body or a clone's file names must not reach the log or the summary as a raw byte.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def show_controls(text: str) -> str:
+    """`text` with each control character written as <U+XXXX>."""
+    return _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
+
+
 def escape_data(value: str) -> str:
     """Escape the message part of a workflow command (same rules as actions/toolkit)."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -68,7 +78,7 @@ class Runner:
         return text
 
     def _print(self, line: str) -> None:
-        print(self.hide(line), file=self.stream, flush=True)
+        print(show_controls(self.hide(line)), file=self.stream, flush=True)
 
     def report(self, text: str) -> None:
         """The machine- or human-readable report, on stdout (logs go to `stream`)."""
@@ -135,7 +145,7 @@ class Runner:
     def add_summary(self, markdown: str) -> None:
         if self.summary_path is None:
             return
-        markdown = self.hide(markdown)
+        markdown = show_controls(self.hide(markdown))
         if len(markdown.encode("utf-8")) > MAX_SUMMARY_BYTES:
             cut = markdown.encode("utf-8")[:MAX_SUMMARY_BYTES].decode("utf-8", "ignore")
             markdown = cut[:cut.rfind("\n") + 1] + (
