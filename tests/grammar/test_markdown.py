@@ -60,6 +60,11 @@ CASES = [
     ("reference-destination-on-next-line", "[a]:\n/url\nci-sglang-pr: #7", True),
     ("reference-title-must-end-its-line", "[a]: /url 'x' y\nci-sglang-pr: #7", True),
     ("reference-then-setext-underline", "[a]: /url\n===\nci-sglang-pr: #7", True),
+    # a tight list writes no <p>: a bogus comment left open runs on into the next paragraph
+    ("tight-list-paragraph-after-bogus-comment", "- <!A x\n  y> <!A x\n  ci-sglang-pr: #7",
+     False),
+    ("loose-list-paragraph-after-bogus-comment",
+     "- <!A x\n  y> <!A x\n\n  ci-sglang-pr: #7\n- z", True),
     ("reference-alone-leaves-its-item-empty", "+ [a]: /url\n\n\n \tci-sglang-pr: #7", False),
     # footnotes: shown where referenced (at the end of the document), else not at all
     ("footnote-unreferenced", "[^x]: a\nci-sglang-pr: #7", False),

@@ -24,6 +24,8 @@ CODE_BLOCK = "<pre><code>"
 class Block:
     leaf = False  # a leaf holds lines, not blocks
     verbatim = False  # its lines start no block (code, HTML): they are all its own
+    # cmark's last_line_blank: what decides whether a list is tight (rendered without <p>)
+    last_line_blank = False
     # The closing markup cmark writes when the block ends (None: none that matters).
     closing: str | None = "<x>"
 

@@ -15,11 +15,14 @@ from rocm_deps.grammar.markdown.cursor import CODE_INDENT, Cursor
 from rocm_deps.grammar.markdown.html import Browser
 from rocm_deps.grammar.markdown.inline import Inline
 from rocm_deps.grammar.markdown.rules import FIRST_CHARACTERS, RULES
+from rocm_deps.grammar.markdown.rules.fence import Fence
 from rocm_deps.grammar.markdown.rules.footnote import FootnoteDefinition
 from rocm_deps.grammar.markdown.rules.html_block import Html
 from rocm_deps.grammar.markdown.rules.indented_code import open_code
 from rocm_deps.grammar.markdown.rules.list_item import Item, List
 from rocm_deps.grammar.markdown.rules.paragraph import Paragraph, definitions_taken
+from rocm_deps.grammar.markdown.rules.quote import Quote
+from rocm_deps.grammar.markdown.rules.table import Table
 from rocm_deps.grammar.markdown.shown import MAX_DEPTH, NestingTooDeep, ShownLine
 
 
@@ -51,14 +54,15 @@ class Document:
         return self.shown
 
     def feed(self, action: Callable[[], None]) -> None:
-        """Do what a block does to the browser and to the shown lines: now, or, inside a
-        footnote definition, where GitHub renders it (the end of the document)."""
-        footnote = next((block for block in reversed(self.open)
-                         if isinstance(block, FootnoteDefinition)), None)
-        if footnote is None:
+        """Do what a block does to the browser and to the shown lines: now; inside a footnote
+        definition, where GitHub renders it (the end of the document); inside a list, when
+        the list ends and it is known whether it is tight."""
+        waiting = next((block for block in reversed(self.open)
+                        if isinstance(block, (FootnoteDefinition, List))), None)
+        if waiting is None:
             action()
         else:
-            footnote.events.append(action)
+            waiting.events.append(action)
 
     def _render_footnotes(self) -> None:
         """cmark-gfm's footnotes section: each referenced definition's content, in the order
@@ -84,9 +88,32 @@ class Document:
             return  # a closing code fence: the line is consumed
         tip = self.open[-1] if self.open else None
         depth = self._open_new_blocks(cursor, matched, isinstance(tip, Paragraph))
-        if depth is None:
+        if depth is None:  # a heading, a break, a fence's opening, a table's delimiter row
+            self._mark_blank(self.open[-1] if self.open else None, blank=False)
+            if isinstance(tip := (self.open[-1] if self.open else None), Table):
+                tip.last_line_blank = True  # as cmark-gfm: the rest of the line is blank
             return
         self._add_line(number, cursor, matched, depth)
+
+    def _mark_blank(self, container: Block | None, *, blank: bool) -> None:
+        """cmark's last_line_blank bookkeeping for the block a line ended in: what makes a
+        list loose."""
+        if container is None:
+            return
+        if blank:
+            last = (container.children[-1] if isinstance(container, Item) and container.children
+                    else container.items[-1] if isinstance(container, List) and container.items
+                    else None)
+            if last is not None:
+                last.last_line_blank = True
+        container.last_line_blank = blank and not (
+            isinstance(container, (Quote, Fence))
+            or (isinstance(container, Item) and not container.children
+                and container.start_line == self.number))
+        for block in self.open:
+            if block is container:
+                break
+            block.last_line_blank = False
 
     def _match_open_blocks(self, cursor: Cursor) -> int | None:
         """How many open blocks this line continues; None when it closes a fence."""
@@ -143,9 +170,11 @@ class Document:
         tip = self.open[-1] if self.open else None
         if (matched < len(self.open) and depth == matched and not cursor.blank
                 and isinstance(tip, Paragraph)):
+            self._mark_blank(self.open[matched - 1] if matched else None, blank=False)
             tip.lines.append((number, cursor.line, cursor.first_nonspace))  # lazy line
             return
         self.close_from(depth)
+        self._mark_blank(self.open[-1] if self.open else None, blank=cursor.blank)
         container = self.open[-1] if self.open else None
         if container is not None and container.leaf:
             container.take_line(self, number, cursor)
@@ -163,11 +192,17 @@ class Document:
         self.close_from(depth)
         parent = self.open[depth - 1] if depth else None
         if isinstance(parent, Item):
-            parent.children += 1
+            parent.children.append(block or Block())  # a heading or a break counts too
+            if isinstance(block, Paragraph):
+                block.in_list = self.open[depth - 2]
+        elif isinstance(parent, List) and isinstance(block, Item):
+            parent.items.append(block)
         if block is None:
             self.feed(self.browser.markup)
             return depth
-        if not isinstance(block, (Html, FootnoteDefinition)):
+        # An HTML block writes no tag of its own, a footnote definition none where it stands;
+        # a paragraph writes its <p> (or none, in a tight list) when it ends.
+        if not isinstance(block, (Html, FootnoteDefinition, Paragraph)):
             self.feed(lambda: self.browser.markup(markup))
         if len(self.open) >= MAX_DEPTH:
             raise NestingTooDeep(self.number)
@@ -177,17 +212,29 @@ class Document:
     def close_from(self, depth: int) -> None:
         while len(self.open) > depth:
             block = self.open.pop()
-            if isinstance(block, Paragraph) and not self.emit_paragraph(block):
-                # Only link reference definitions: cmark-gfm removes the paragraph, and an
-                # item it was the first child of is empty again.
-                parent = self.open[-1] if self.open else None
-                if isinstance(parent, Item):
-                    parent.children -= 1
+            if isinstance(block, Paragraph):
+                if not self.emit_paragraph(block):
+                    # Only link reference definitions: cmark-gfm removes the paragraph, and
+                    # an item it was the only block of is empty again.
+                    parent = self.open[-1] if self.open else None
+                    if isinstance(parent, Item):
+                        parent.children = [child for child in parent.children
+                                           if child is not block]
+                    continue
+                self.feed(functools.partial(self._close_paragraph, block))
                 continue
+            if isinstance(block, List):
+                block.settle()
+                for event in block.events:
+                    self.feed(event)
             if block.closing is not None:
                 self.feed(functools.partial(self.browser.markup, block.closing))
             if isinstance(block, FootnoteDefinition):
                 self.first_definition.setdefault(block.label, block)  # cmark-gfm: the first
+
+    def _close_paragraph(self, paragraph: Paragraph) -> None:
+        if paragraph.tagged():
+            self.browser.markup()
 
     def emit_paragraph(self, paragraph: Paragraph, *, definitions: bool = True) -> bool:
         """Show a paragraph's text (a heading's with `definitions` False); False when link
@@ -202,7 +249,8 @@ class Document:
             self.references.setdefault(label)
 
         def emit() -> None:
-            self.browser.markup()
+            if paragraph.tagged():
+                self.browser.markup()
             self.shown.extend(Inline(lines, self.browser).shown())
 
         self.feed(emit)

@@ -40,5 +40,6 @@ def open_setext(document: Document, cursor: Cursor, depth: int,
     del paragraph.lines[:definitions_taken(paragraph)]
     if not paragraph.lines:  # only link reference definitions: the underline is text
         return Start.LEAF, depth
+    paragraph.heading = True
     document.close_from(depth - 1)  # the paragraph becomes a heading and ends
     return Start.CONSUMED, depth

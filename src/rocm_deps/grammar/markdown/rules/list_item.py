@@ -5,7 +5,8 @@ content. An empty item, or an ordered one not numbered 1, cannot interrupt a par
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block, Start
@@ -18,18 +19,39 @@ _BULLET = re.compile(r"[-*+](?=[ \t]|$)")
 _ORDERED = re.compile(r"(?P<number>[0-9]{1,9})[.)](?=[ \t]|$)")
 
 
-@dataclass
+@dataclass(eq=False)
 class List(Block):
+    """A list. Whether it is tight (its items' paragraphs rendered without <p>) is known only
+    when it ends, so what its blocks do to the browser waits in `events` until then."""
+
     kind: str  # the bullet (`-`, `+`, `*`) or the ordered delimiter (`.`, `)`)
+    items: list[Item] = field(default_factory=list)
+    events: list[Callable[[], None]] = field(default_factory=list)
+    tight: bool = True
+
+    def settle(self) -> None:
+        """cmark's finalize of a list: loose when an item but the last ends with a blank
+        line, or a block of an item that is followed by another does."""
+        for index, item in enumerate(self.items):
+            followed = index + 1 < len(self.items)
+            if item.last_line_blank and followed:
+                self.tight = False
+                return
+            for position, child in enumerate(item.children):
+                if (followed or position + 1 < len(item.children)) and ends_blank(child):
+                    self.tight = False
+                    return
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
         return True  # a list continues while an item or a new item does
 
 
-@dataclass
+@dataclass(eq=False)
 class Item(Block):
     width: int  # columns of the marker and its padding: what a continuation line must indent
-    children: int = 0  # a paragraph of link reference definitions alone is removed again
+    start_line: int = 0
+    # Its blocks (a paragraph of link reference definitions alone is removed again).
+    children: list[Block] = field(default_factory=list)
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
         if cursor.indent >= self.width:
@@ -39,6 +61,21 @@ class Item(Block):
         else:
             return False
         return True
+
+
+def ends_blank(block: Block | None) -> bool:
+    """cmark's S_ends_with_blank_line: through the last item of lists and the last block of
+    items."""
+    while block is not None:
+        if block.last_line_blank:
+            return True
+        if isinstance(block, List):
+            block = block.items[-1] if block.items else None
+        elif isinstance(block, Item):
+            block = block.children[-1] if block.children else None
+        else:
+            block = None
+    return False
 
 
 @dataclass(frozen=True)
@@ -73,7 +110,7 @@ def open_item(document: Document, cursor: Cursor, depth: int,
         number = candidate.number
         markup = f'<ol start="{number}">' if candidate.ordered and number != 1 else "<ul>"
         depth = document.add_child(depth, List(kind), markup)
-    return Start.CONTAINER, document.add_child(depth, Item(width))
+    return Start.CONTAINER, document.add_child(depth, Item(width, document.number))
 
 
 def _width(cursor: Cursor, candidate: Marker) -> tuple[int, str]:

@@ -16,11 +16,18 @@ if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
 
 
-@dataclass
+@dataclass(eq=False)
 class Paragraph(Block):
     lines: list[tuple[int, str, int]] = field(default_factory=list)  # number, line, start
     # A delimiter row under it did not match its last line: cmark-gfm never tries it again.
     table_refused: bool = False
+    # The list whose item it is a block of: in a tight list it is rendered without <p>.
+    in_list: Block | None = None
+    heading: bool = False  # a setext underline made it a heading: rendered as one
+
+    def tagged(self) -> bool:
+        """Whether cmark writes it between tags of its own (<p>, <h1>)."""
+        return self.heading or not getattr(self.in_list, "tight", False)
     leaf = True
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:

@@ -95,8 +95,9 @@ def open_table(document: Document, cursor: Cursor, depth: int,
         paragraph.table_refused = True
         return Start.LEAF, depth  # not a table: the line continues the paragraph
     document.open.pop()  # the paragraph: its earlier lines stay one, the last is the header
-    if len(paragraph.lines) > 1 and document.emit_paragraph(Paragraph(paragraph.lines[:-1])):
-        document.feed(lambda: document.browser.markup())
+    before = Paragraph(paragraph.lines[:-1], in_list=paragraph.in_list)
+    if before.lines and document.emit_paragraph(before):
+        document.feed(lambda: document.browser.markup() if before.tagged() else None)
     depth = document.add_child(depth - 1, Table(candidate.columns), "<table>")
     show_row(document, number, line, header)
     return Start.CONSUMED, depth
