@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rocm_deps.grammar.markdown.cursor import Cursor
 
@@ -21,11 +21,20 @@ if TYPE_CHECKING:
 CODE_BLOCK = "<pre><code>"
 
 
+class Waiting(Protocol):
+    """A block whose content GitHub renders later: what it does waits in `events`."""
+
+    events: list[Callable[[], None] | str]  # str: tags cmark writes
+
+
 class Block:
     leaf = False  # a leaf holds lines, not blocks
     verbatim = False  # its lines start no block (code, HTML): they are all its own
     # cmark's last_line_blank: what decides whether a list is tight (rendered without <p>)
     last_line_blank = False
+    # Where what the block does to the browser waits (a footnote definition, a list) until
+    # GitHub's rendering reaches it; None: at once (see Document.feed).
+    waits_for: Waiting | None = None
     # The closing markup cmark writes when the block ends (None: none that matters).
     closing: str | None = "<x>"
 

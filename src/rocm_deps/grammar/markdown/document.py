@@ -57,12 +57,29 @@ class Document:
         """Do what a block does to the browser and to the shown lines: now; inside a footnote
         definition, where GitHub renders it (the end of the document); inside a list, when
         the list ends and it is known whether it is tight."""
-        waiting = next((block for block in reversed(self.open)
-                        if isinstance(block, (FootnoteDefinition, List))), None)
+        waiting = self.open[-1].waits_for if self.open else None
         if waiting is None:
             action()
         else:
             waiting.events.append(action)
+
+    def feed_markup(self, tags: str) -> None:
+        """Tags cmark writes: for the browser, as feed does; tags that wait are joined to the
+        ones before them (the browser reads them in one pass, and a deep list writes many)."""
+        waiting = self.open[-1].waits_for if self.open else None
+        if waiting is None:
+            self.browser.markup(tags)
+        elif waiting.events and isinstance(waiting.events[-1], str):
+            waiting.events[-1] += tags
+        else:
+            waiting.events.append(tags)
+
+    def _replay(self, events: list[Callable[[], None] | str]) -> None:
+        for event in events:
+            if isinstance(event, str):
+                self.feed_markup(event)
+            else:
+                self.feed(event)
 
     def _render_footnotes(self) -> None:
         """cmark-gfm's footnotes section: each referenced definition's content, in the order
@@ -74,8 +91,7 @@ class Document:
         self.browser.markup('<section class="footnotes" data-footnotes><ol>')
         for definition in rendered:
             self.browser.markup('<li id="fn-x">')
-            for event in definition.events:
-                event()
+            self._replay(definition.events)
             self.browser.markup('<a href="#fnref-x" class="footnote-backref">')
             self.browser.markup("</li>")
         self.browser.markup("</ol></section>")
@@ -198,14 +214,22 @@ class Document:
         elif isinstance(parent, List) and isinstance(block, Item):
             parent.items.append(block)
         if block is None:
-            self.feed(self.browser.markup)
+            self.feed_markup("<x>")
             return depth
         # An HTML block writes no tag of its own, a footnote definition none where it stands;
         # a paragraph writes its <p> (or none, in a tight list) when it ends.
         if not isinstance(block, (Html, FootnoteDefinition, Paragraph)):
-            self.feed(lambda: self.browser.markup(markup))
+            self.feed_markup(markup)
         if len(self.open) >= MAX_DEPTH:
             raise NestingTooDeep(self.number)
+        # What the block's events wait for: its footnote definition, or the outermost list
+        # inside it (a nested list is settled before the outermost one ends).
+        outer = self.open[-1].waits_for if self.open else None
+        if isinstance(block, FootnoteDefinition) or (isinstance(block, List)
+                                                      and not isinstance(outer, List)):
+            block.waits_for = block
+        else:
+            block.waits_for = outer
         self.open.append(block)
         return depth + 1
 
@@ -225,10 +249,10 @@ class Document:
                 continue
             if isinstance(block, List):
                 block.settle()
-                for event in block.events:
-                    self.feed(event)
+                if block.waits_for is block:  # the outermost: every nested list is settled
+                    self._replay(block.events)
             if block.closing is not None:
-                self.feed(functools.partial(self.browser.markup, block.closing))
+                self.feed_markup(block.closing)
             if isinstance(block, FootnoteDefinition):
                 self.first_definition.setdefault(block.label, block)  # cmark-gfm: the first
 

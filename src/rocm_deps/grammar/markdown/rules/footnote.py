@@ -27,7 +27,7 @@ class FootnoteDefinition(Block):
     lines they would show are kept in `events` and replayed there, if it is referenced."""
 
     label: str  # normalised
-    events: list[Callable[[], None]] = field(default_factory=list)
+    events: list[Callable[[], None] | str] = field(default_factory=list)
     closing = None
 
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:

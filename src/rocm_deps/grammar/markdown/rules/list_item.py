@@ -26,7 +26,7 @@ class List(Block):
 
     kind: str  # the bullet (`-`, `+`, `*`) or the ordered delimiter (`.`, `)`)
     items: list[Item] = field(default_factory=list)
-    events: list[Callable[[], None]] = field(default_factory=list)
+    events: list[Callable[[], None] | str] = field(default_factory=list)
     tight: bool = True
 
     def settle(self) -> None:
