@@ -51,11 +51,44 @@ NEAR_MISSES = [
      "are `ci-sglang-pr`, `ci-megatron-pr`. An unknown key is an error so that a typo cannot "
      "silently test the image's baseline instead"),
     ("en-dash-separator", "ci-sglang-pr \u2013 #123", "error",
-     "line 1: `ci-sglang-pr \u2013 #123` — this is not applied: `-` stands where the key needs "
-     "`:`. Write `ci-sglang-pr: #123`"),
+     "line 1: `ci-sglang-pr \u2013 #123` — this is not applied: `\u2013` stands where the key "
+     "needs `:`. Write `ci-sglang-pr: #123`"),
     ("fullwidth-colon-and-underscores", "ci_sglang_pr\uff1a #1", "error",
      "line 1: `ci_sglang_pr\uff1a #1` — this is not applied: `ci_sglang_pr` has `_` where the "
      "key has `-` (that is the dispatch input's name). Write `ci-sglang-pr: #1`"),
+    ("one-letter-off", "- ci-sglang-prs: #1234", "error",
+     "line 1: `- ci-sglang-prs: #1234` — this is not applied: `ci-sglang-prs` is one letter "
+     "off `ci-sglang-pr`. Write `ci-sglang-pr: #1234`"),
+    ("bullet-without-its-space", "-ci-megatron-pr: #12", "error",
+     "line 1: `-ci-megatron-pr: #12` — this is not applied: a list marker needs a space after "
+     "it. Write `ci-megatron-pr: #12`"),
+    ("value-in-a-link", "ci_sglang_pr: [#1234](https://github.com/sgl-project/sglang/pull/1234)",
+     "error", "line 1: `ci_sglang_pr: [#1234](https://github.com/sgl-project/sglang/pull/1234)` "
+              "— this is not applied: `ci_sglang_pr` has `_` where the key has `-` (that is the "
+              "dispatch input's name). Write `ci-sglang-pr: #1234`"),
+    ("em-dash-and-pr-word", "sglang-pr \u2014 PR #1234", "error",
+     "line 1: `sglang-pr \u2014 PR #1234` — this is not applied: the key lacks `ci-`; `\u2014` "
+     "stands where the key needs `:`. Write `ci-sglang-pr: #1234`"),
+    ("bare-number-suggests-hash", "ci-sglang-pr = 1234", "error",
+     "line 1: `ci-sglang-pr = 1234` — this is not applied: `=` stands where the key needs `:`. "
+     "Write `ci-sglang-pr: #1234`"),
+    ("other-repository-said-too", "ci-megatron: https://github.com/sgl-project/sglang/pull/1",
+     "error", "line 1: `ci-megatron: https://github.com/sgl-project/sglang/pull/1` — this is not "
+              "applied: the key lacks `-pr`. Write `ci-megatron-pr: https://github.com/"
+              "sgl-project/sglang/pull/1` (and the value: `https://github.com/sgl-project/sglang/"
+              "pull/1` points at sgl-project/sglang, but this dependency is fetched from "
+              "radixark/Megatron-LM; only its own pull requests and commits can be tested)"),
+    ("escaped-underscores", "ci\\_sglang\\_pr: #1", "error",
+     "line 1: `ci\\_sglang\\_pr: #1` — GitHub shows this line as `ci_sglang_pr: #1`, but it is "
+     "not applied because of the back-slashes; write it without them"),
+    ("invisible-in-a-near-miss", "sglang-pr\u200b: #1", "error",
+     "line 1: `sglang-pr<U+200B>: #1` — the line contains the invisible character U+200B ZERO "
+     "WIDTH SPACE; retype the line without it"),
+    ("placeholder-value", "ci-sglang-pr: N/A", "error",
+     "line 1: `ci-sglang-pr: N/A` — `N/A` reads as a placeholder, not a ref: delete the line to "
+     "test the image's copy, or write a pull request (`#1234`), a commit SHA or a branch"),
+    ("pr-word-before-the-number", "ci-sglang-pr: PR #1234", "error",
+     "line 1: `ci-sglang-pr: PR #1234` — `PR #1234` is not a value; write `ci-sglang-pr: #1234`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
     ("miles-2582", "Validate Megatron-LM PR 84 on latest main.\n\n## Usage\n\n```text\n"
                    "ci-megatron-pr: #84\n```\n", "warning",
@@ -92,6 +125,10 @@ PROSE = [
     "sglang-pr #1234 fixes the bug on MI350",     # no colon, and words after the value
     "ci-sglang main",                             # a key variant and one plain word
     "sglang-pr",                                  # a word alone
+    "- ci-sglang: passed",                        # status lines of a CI job named ci-sglang
+    "ci-megatron: refactor",
+    "- sglang-pr: merged",
+    "ci-sglang-pr - N/A",
     "- ci_sglang_pr is what the dispatch form calls it",
     "Fixes: #99",
     "<!--\nci_sglang_pr: #123\n-->",              # commented examples in templates

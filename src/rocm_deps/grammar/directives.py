@@ -47,16 +47,22 @@ _MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{
 # A line whose key may be written almost right (DESIGN §3, near misses): markers, a word of
 # key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
 _NEAR_MISS_RE = re.compile(
-    r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}"
+    r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}(?P<glued>[-*+](?=[A-Za-z]))?"
     r"(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,100}?)"
-    r"(?P<separator>[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+|$)(?P<value>.*)")
+    r"(?P<separator>[ \t]*(?:[:=;,]|->|=>|[\u2013\u2014\u2192\u2212])[ \t]*"
+    r"|[ \t]+-[ \t]*|[ \t]+|$)(?P<value>.*)")
 # A value that can only be a ref: a PR number, a SHA, a URL, owner/repo#N, pull/N, refs/...
 _STRONG_VALUE = re.compile(r"#[0-9]{1,10}|[0-9a-fA-F]{7,64}|https?://\S+"
                            r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]{1,10}|pull/[0-9]{1,10}"
                            r"|refs/\S+")
+# ... and the same found anywhere in a value: `(#1234)`, `[#1234](...)`, `PR #1234`.
+_STRONG_ANYWHERE = re.compile(r"#[0-9]{1,10}\b|\b[0-9a-fA-F]{40}\b|https?://[^\s<>()\[\]`\"']+")
 # A word that could be a branch name, when it is all the line holds after the key.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,254}")
 _TASK_BOX = re.compile(r"\[[ xX]\]")
+_ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
+_PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
+                      re.IGNORECASE)
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
@@ -160,7 +166,8 @@ class _Parser:
             # Checked first: a hidden character in the key would otherwise read as a typo.
             cleaned = remove_invisible(line)
             cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned)
-            if cleaned_match is not None and self._is_key(cleaned_match.group("key")):
+            if (cleaned_match is not None and self._is_key(cleaned_match.group("key"))) or (
+                    self._near_miss(cleaned) is not None):
                 self._add("error", number, source,
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
@@ -179,11 +186,27 @@ class _Parser:
         if near_miss is not None:
             self._add("error", number, source, near_miss)
             return
+        if "\\" in line:
+            escaped = self._escaped_key(line)
+            if escaped is not None:
+                self._add("error", number, source, escaped)
+                return
         if self._looks_like_directive(shown.prose):
             self._add("warning", number, source,
                       f"this looks like a directive but is not one, so it is ignored; a "
                       f"directive is a line of its own, such as `{self.example_key}: #1234` (a "
                       f"leading `-`, `*`, `+`, `>` or `1.` marker is allowed)")
+
+    def _escaped_key(self, line: str) -> str | None:
+        """Back-slashes GitHub removes (`ci\\_sglang\\_pr`, `ci\\-sglang\\-pr\\:`): the line
+        shows as a directive, or a near miss, that this tool does not read as one."""
+        shown = _ESCAPED_PUNCTUATION.sub(r"\1", line)
+        match = _DIRECTIVE_LINE_RE.fullmatch(shown)
+        if (match is None or match.group("key").casefold() not in self.by_key) and (
+                self._near_miss(shown) is None):
+            return None
+        return (f"GitHub shows this line as `{quote(shown)}`, but it is not applied because of "
+                f"the back-slashes; write it without them")
 
     def _look_alike(self, line: str) -> str | None:
         """Why a line whose key reads as a directive key after NFKC and the confusables fold
@@ -229,43 +252,82 @@ class _Parser:
 
     def _near_miss(self, line: str) -> str | None:
         """Why a line whose key is written almost right is not applied, and the exact line to
-        write; None for a line that is not a near miss (prose stays silent)."""
+        write; None for a line that is not a near miss (prose stays silent).
+
+        How sure the rule is that the author meant a directive decides what the value must
+        look like: the whole key with `_` and a colon, any value; the whole key without a
+        colon, one value-shaped word ending the line; a key lacking `ci-` or `-pr`, one
+        letter off, or with another separator, a value that can only be a ref (#123, a SHA, a
+        URL). So `ci-sglang: passed` and `ci-sglang-pr is broken on main` stay prose."""
         match = _NEAR_MISS_RE.fullmatch(line)
         if match is None:
             return None
         written = match.group("key")
         folded = written.casefold().replace("_", "-")
         dependency, dropped = self.variants.get(folded, (None, None))
+        if dependency is None:
+            dependency, dropped = self._one_letter_off(folded)
         separator = match.group("separator").strip(" \t")
         unknown = dependency is None and _UNKNOWN_KEY_RE.fullmatch(folded) is not None
         if (dependency is None and not unknown) or (
                 dependency is not None and dropped is None and separator == ":"
-                and written.casefold() == dependency.directive.casefold()):
+                and written.casefold() == dependency.directive.casefold()
+                and not match.group("glued")):
             return None
-        token, rest = _first_token(match.group("value").strip(" \t"))
-        strong = _STRONG_VALUE.fullmatch(token) is not None
-        plain = _PLAIN_VALUE.fullmatch(token) is not None and not rest
-        if separator == "" and rest:
-            return None  # the key followed by words: prose
-        if not (strong or (plain and (dropped is None or separator == ":"))
-                or (separator == ":" and not token)):
+        value = match.group("value").strip(" \t")
+        token, rest = _first_token(value)
+        whole_key = dropped is None and dependency is not None
+        if separator in ("", "="):  # no colon: one value-shaped word ending the line
+            sure = not rest and (_STRONG_VALUE.fullmatch(token) is not None or (
+                whole_key and _PLAIN_VALUE.fullmatch(token) is not None))
+            sure = sure or (separator == "=" and _STRONG_ANYWHERE.search(value) is not None)
+        elif separator == ":" and whole_key:
+            sure = True
+        else:
+            sure = _STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
+        if not sure:
             return None
         if dependency is None:
             return self._unknown_key_message(written)
+        return self._near_miss_message(dependency, written, folded, dropped, separator,
+                                       bool(match.group("glued")), token, value)
+
+    def _near_miss_message(self, dependency: DependencyConfig, written: str, folded: str,
+                           dropped: str | None, separator: str, glued: bool,
+                           token: str, value: str) -> str:
         problems = []
+        if glued:
+            problems.append("a list marker needs a space after it")
         if written.casefold() != folded:
             problems.append(f"`{written}` has `_` where the key has `-`" + (
                 " (that is the dispatch input's name)"
                 if written.casefold() == dependency.dispatch_input.casefold() else ""))
-        if dropped is not None:
+        if dropped == "typo":
+            problems.append(f"`{written}` is one letter off `{dependency.directive}`")
+        elif dropped is not None:
             problems.append(f"the key lacks `{dropped}`")
         if separator == "":
             problems.append("there is no `:` after the key")
         elif separator != ":":
             problems.append(f"`{separator}` stands where the key needs `:`")
-        example = token or "#1234"
+        example = f"#{token}" if token.isdigit() else token or "#1234"
+        spec = classify(example, dependency.repository)
+        strong = _STRONG_ANYWHERE.search(value)
+        if strong is not None and (isinstance(spec, ValueProblem)  # `#1234.`, `[#1234](...)`
+                                   or _STRONG_VALUE.fullmatch(token) is None):  # `PR #1234`
+            example = strong.group()
+            spec = classify(example, dependency.repository)
+        also = (f" (and the value: {spec.message})" if isinstance(spec, ValueProblem)
+                else "")
         return (f"this is not applied: {'; '.join(problems)}. Write "
-                f"`{dependency.directive}: {example}`")
+                f"`{dependency.directive}: {example}`{also}")
+
+    def _one_letter_off(self, folded: str) -> tuple[DependencyConfig | None, str | None]:
+        """A configured key one edit away (a letter added, dropped, changed or two swapped)."""
+        for key, dependency in self.by_key.items():
+            if _one_edit(folded, key):
+                return dependency, "typo"
+        return None, None
 
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
@@ -297,11 +359,19 @@ class _Parser:
             self._add("error", number, line,
                       f"`{dependency.directive}:` has no value; write a pull request number, a "
                       f"commit SHA or a branch, e.g. `{dependency.directive}: #1234`, or delete "
-                      f"the line")
+                      f"the line" + (" (a template's example in an HTML comment leaves the "
+                                     "value empty: put the whole line inside the comment)"
+                                     if "<!--" in line else ""))
             return
         spec = classify(raw, dependency.repository)
         if isinstance(spec, ValueProblem):
             self._add("error", number, line, spec.message)
+            return
+        pull = _PR_WORD.fullmatch(f"{raw} {trailing}")
+        if pull is not None:  # `PR #1234`: the branch `PR` is surely not meant
+            self._add("error", number, line,
+                      f"`{raw} {pull.group('number')}` is not a value; write "
+                      f"`{dependency.directive}: {pull.group('number')}`")
             return
         if spec.caution:
             self._add("warning", number, line, spec.caution)
@@ -340,6 +410,21 @@ class _Parser:
 
     def _add(self, level: Level, number: int, line: str, message: str) -> None:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
+
+
+def _one_edit(written: str, key: str) -> bool:
+    """Whether `written` is `key` with one letter added, dropped or changed, or two adjacent
+    letters swapped."""
+    if written == key or abs(len(written) - len(key)) > 1:
+        return False
+    if len(written) == len(key):
+        differ = [index for index, (a, b) in enumerate(zip(written, key, strict=True))
+                  if a != b]
+        return len(differ) == 1 or (len(differ) == 2 and differ[1] == differ[0] + 1
+                                    and written[differ[0]] == key[differ[1]]
+                                    and written[differ[1]] == key[differ[0]])
+    shorter, longer = sorted((written, key), key=len)
+    return any(longer[:index] + longer[index + 1:] == shorter for index in range(len(longer)))
 
 
 def _first_token(value: str) -> tuple[str, str]:

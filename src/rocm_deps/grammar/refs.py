@@ -102,6 +102,10 @@ _URL = re.compile(
     rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL}"
     r"|tree/([^?#]+)(?:[?#][A-Za-z0-9._~/?#=%+-]*)?)"
 )
+# owner/repo/pull/N and the like: a GitHub page's path without its host.
+_PAGE = re.compile(rf"{REPOSITORY_NAME}/(?:pull|commit|tree)/\S+")
+# Values that mean "nothing here" in a template: never a branch anyone meant.
+PLACEHOLDERS = frozenset({"none", "n/a", "na", "tbd", "todo", "null", "nil", "false", "no"})
 # Beyond git's rules, a branch or tag name may use only these (DESIGN §3): shell-safe.
 _SHELL_SAFE_REF = re.compile(r"[A-Za-z0-9._/+-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -174,6 +178,14 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
                             f"plain ASCII: retype the value")
     if FULL_SHA_ANY_CASE.fullmatch(value):
         return RefSpec("commit", value.lower(), sha=value.lower())
+    if value.casefold() in PLACEHOLDERS:
+        return ValueProblem(f"`{value}` reads as a placeholder, not a ref: delete the line to "
+                            f"test the image's copy, or write a pull request (`#1234`), a "
+                            f"commit SHA or a branch")
+    if value.startswith(("github.com/", "www.github.com/")) or _PAGE.fullmatch(value):
+        # The address without https:// (github.com/o/r/pull/1), or o/r/pull/1.
+        url = value if value.startswith(("github.com/", "www.")) else f"github.com/{value}"
+        return _classify_url(f"https://{url}", repository)
     if "://" in value:
         return _classify_url(value, repository)
     for pattern in (_PR_SHORT, _PR_REF):
