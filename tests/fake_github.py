@@ -25,8 +25,12 @@ class Repository:
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
-    # "base...head" -> the messages of the commits between them, oldest first
-    comparisons: dict[str, list[str]] = field(default_factory=dict)
+    # "base...head" -> the commits between them, oldest first, as the queue branch's first
+    # parents: a message, or (message, [messages of the merged branch's own commits]) for a
+    # merge commit whose second parent is that branch.
+    comparisons: dict[str, list[str | tuple[str, list[str]]]] = field(default_factory=dict)
+    # "base...head" -> a total_commits larger than the commits answered (a long group)
+    totals: dict[str, int] = field(default_factory=dict)
 
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
                  body: str | None = None, base: str = "main", author: str = "MEMBER") -> None:
@@ -56,6 +60,32 @@ class Repository:
             return 200, self._commit(matches[0])
         return 422, {"message": f"No commit found for SHA: {ref}",
                      "documentation_url": "https://docs.github.com/rest/commits/commits"}
+
+    def compare(self, base: str, head: str,
+                entries: list[str | tuple[str, list[str]]]) -> list[dict[str, Any]]:
+        """The commits of base...head as GitHub lists them (oldest first, branch commits
+        before the merge that brings them), each with its parents; the last is `head`."""
+        commits: list[dict[str, Any]] = []
+        first_parent, serial = base, 0
+
+        def add(message: str, parents: list[str], sha: str | None = None) -> str:
+            nonlocal serial
+            serial += 1
+            sha = sha or f"{serial:040x}"
+            commits.append({**self._commit(sha), "commit": {"message": message},
+                            "parents": [{"sha": parent} for parent in parents]})
+            return sha
+
+        for index, entry in enumerate(entries):
+            message, branch = (entry, []) if isinstance(entry, str) else entry
+            parents = [first_parent]
+            if branch:
+                tip = first_parent
+                for branch_message in branch:
+                    tip = add(branch_message, [tip])
+                parents.append(tip)
+            first_parent = add(message, parents, head if index == len(entries) - 1 else None)
+        return commits
 
     def _commit(self, sha: str) -> dict[str, Any]:
         return {"sha": sha, "url": f"https://api.github.com/repos/{self.full_name}/commits/{sha}",
@@ -162,18 +192,15 @@ class FakeGitHub:
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
             return 200, repository.pulls[int(rest)], {}
         if kind == "compare" and rest in repository.comparisons:
-            base = rest.split("...")[0]
+            base, head = rest.split("...")
+            commits = repository.compare(base, head, repository.comparisons[rest])
             return 200, {"status": "ahead", "base_commit": repository._commit(base),
                          "merge_base_commit": repository._commit(base),
-                         "ahead_by": len(repository.comparisons[rest]), "behind_by": 0,
-                         "total_commits": len(repository.comparisons[rest]),
+                         "ahead_by": len(commits), "behind_by": 0,
+                         "total_commits": repository.totals.get(rest, len(commits)),
                          "url": f"https://api.github.com/repos/{repository.full_name}/compare/"
                                 f"{rest}",
-                         "commits": [{**repository._commit(f"{index + 1:040x}"),
-                                      "commit": {"message": message}}
-                                     for index, message in
-                                     enumerate(repository.comparisons[rest])],
-                         "files": []}, {}
+                         "commits": commits, "files": []}, {}
         if kind == "commits":
             status, payload = repository.resolve(rest)
             return status, payload, {}

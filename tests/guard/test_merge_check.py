@@ -33,7 +33,8 @@ def github() -> Iterator[FakeGitHub]:
         miles.add_pull(11, "5" * 40, body="Needs the SGLang fix.\n\nci-sglang-pr: #101\n")
         miles.add_pull(12, "6" * 40, body="- ci-megatron-pr: #202\n")
         miles.comparisons[f"{BASE}...{HEAD}"] = [
-            "Merge pull request #11 from radixark/fix\n\nNeeds the SGLang fix.",
+            ("Merge pull request #11 from radixark/fix\n\nNeeds the SGLang fix.",
+             ["Fix the thing", "Revert an old change (#50)"]),  # the PR's own commits
             "Add the ROCm suite (#12)"]
         yield fake
 
@@ -171,6 +172,37 @@ def test_a_merge_group_of_two_pull_requests_reads_both_current_bodies(
         "/api/v3/repos/sgl-project/sglang/pulls/101",
         "/api/v3/repos/radixark/Megatron-LM/pulls/202"]
     assert "pull request #12, line 1: `ci-megatron-pr: #202`" in result.stderr
+
+
+GROUP = {"action": "checks_requested", "repository": {"full_name": "radixark/miles"},
+         "merge_group": {"head_sha": HEAD, "base_sha": BASE, "base_ref": "refs/heads/main",
+                         "head_ref": f"refs/heads/gh-readonly-queue/main/pr-12-{BASE}"}}
+
+
+@pytest.mark.parametrize(("commits", "total", "why"), [
+    (["Fix the thing", "Add the ROCm suite"], None,
+     "2 of the commits that merge it name no pull request (a rebase merge writes the pull "
+     "requests' own commits)"),
+    (["Merge pull request #11 from radixark/fix", "Add the ROCm suite (#13)"], None,
+     "its newest commit does not name #12, the pull request of its queue branch"),
+    (["Merge pull request #11 from radixark/fix", "Add the ROCm suite (#12)"], 300,
+     "the group has 300 commits and the API lists the first 2"),
+], ids=["rebase-merges", "newest-names-another", "longer-than-read"])
+def test_a_group_that_cannot_be_identified_fails_closed(
+        merge_check: MergeCheck, github: FakeGitHub, commits: list[str], total: int | None,
+        why: str) -> None:
+    miles = github.repository("radixark/miles")
+    miles.comparisons[f"{BASE}...{HEAD}"] = list(commits)
+    if total is not None:
+        miles.totals[f"{BASE}...{HEAD}"] = total
+    result = merge_check(payload=GROUP, event="merge_group")
+    assert result.code == 1, result.stderr
+    assert (f"::error title=rocm-deps%3A merge group not identified::the merge group's pull "
+            f"requests cannot all be identified: {why}. Only #12 (the queue branch's) is "
+            f"checked, so merge-check fails closed under `require-merged`") in result.stderr
+    warned = merge_check("", "--policy", "warn", payload=GROUP, event="merge_group")
+    assert warned.code == 0, warned.stderr
+    assert f"cannot all be identified: {why}" in warned.stderr
 
 
 def test_a_merge_group_without_a_queue_branch_is_an_error(merge_check: MergeCheck) -> None:

@@ -95,6 +95,19 @@ class PullInfo:
     author_association: str | None
 
 
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    parents: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    total: int  # commits in all; `commits` holds at most the first page of them
+    commits: tuple[CommitInfo, ...]
+
+
 class GitHubApi:
     def __init__(self, base_url: str, token: str, api: ApiConfig) -> None:
         self.base_url = base_url.rstrip("/")
@@ -147,22 +160,28 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
-    def commit_messages(self, repository: str, base: str, head: str) -> list[str]:
-        """The messages of the commits after `base` up to `head` (one compare request; its
-        first page holds up to 250 commits, more than a merge group has)."""
+    def comparison(self, repository: str, base: str, head: str) -> Comparison:
+        """The commits after `base` up to `head`, with their parents (one compare request;
+        its first page holds up to 250 commits), and how many there are in all."""
         what = f"the commits {base[:12]}...{head[:12]} of {repository}"
 
-        def fetch() -> list[str]:
+        def fetch() -> Comparison:
             raw = _object(self.github.get_repo(repository).compare(base, head).raw_data, what)
-            commits = raw.get("commits")
-            if not isinstance(commits, list):
-                raise ApiError(f"the answer for {what} has no `commits` list")
-            messages = []
+            commits, total = raw.get("commits"), raw.get("total_commits")
+            if not isinstance(commits, list) or not isinstance(total, int) or isinstance(
+                    total, bool):
+                raise ApiError(f"the answer for {what} has no `commits` list or total")
+            found = []
             for entry in commits:
-                commit = _object(_object(entry, what).get("commit"), what)
-                message = commit.get("message")
-                messages.append(message if isinstance(message, str) else "")
-            return messages
+                entry = _object(entry, what)
+                message = _object(entry.get("commit"), what).get("message")
+                parents = entry.get("parents")
+                if not isinstance(parents, list):
+                    raise ApiError(f"the answer for {what} has a commit without `parents`")
+                found.append(CommitInfo(_sha(entry.get("sha"), what), tuple(
+                    _sha(_object(parent, what).get("sha"), what) for parent in parents),
+                    message if isinstance(message, str) else ""))
+            return Comparison(total, tuple(found))
 
         return self._call(fetch, what)
 

@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 
 # gh-readonly-queue/<base>/pr-<number>-<sha>: the queue branch of the group's last PR.
 QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9]{1,9})-[0-9a-f]+")
-# How merge queues write a PR into a commit message: a merge, or a squash's title suffix.
-MERGED_PR = re.compile(r"^Merge pull request #(?P<merge>[0-9]{1,9}) |\(#(?P<squash>[0-9]{1,9})\)$")
+# How GitHub writes the pull request a queue commit merges into its title: a merge commit,
+# or a squash commit's suffix. Only the queue branch's first parents are read this way: the
+# merged branches' own commits may carry any title (a cherry-picked `Revert x (#50)`).
+MERGED_PR = re.compile(r"^Merge pull request #(?P<merge>[0-9]{1,9}) from \S|"
+                       r"\(#(?P<squash>[0-9]{1,9})\)$")
 MAX_GROUP = 100  # a merge group holds at most 100 pull requests (GitHub's limit)
 
 
@@ -80,11 +83,31 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
     repository = _repository(payload)
     group = payload.get("merge_group")
     group = group if isinstance(group, Mapping) else {}
-    numbers = _group_pulls(api, repository, group)
+    numbers, unseen = _group_pulls(api, repository, group)
     if not numbers:
         raise FatalError("the `merge_group` payload names no pull request (its head_ref is not "
                          "a gh-readonly-queue/<base>/pr-<number>-<sha> branch)")
+    if unseen:
+        _cannot_see(settings, report, unseen, numbers[-1])
     return [(number, _pull(api, repository, number).body) for number in numbers]
+
+
+def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str,
+                last: int) -> None:
+    """The group holds pull requests merge-check cannot name: under a policy that blocks,
+    fail closed; one of them could name an open dependency pull request."""
+    message = (f"the merge group's pull requests cannot all be identified: {why}. Only "
+               f"#{last} (the queue branch's) is checked")
+    if settings.policy == "warn":
+        report.notices.append(message)
+        return
+    report.errors.append(Finding(
+        "error", f"{message}, so merge-check fails closed under `{settings.policy}`: a pull "
+                 f"request it cannot see could name a dependency pull request that is still "
+                 f"open. Use the merge or squash method for the merge queue (their commits "
+                 f"name the pull request they merge) and at most {MAX_GROUP} pull requests "
+                 f"a group, or `policy: warn` to annotate only",
+        title="rocm-deps: merge group not identified"))
 
 
 def _repository(payload: Mapping[str, Any]) -> str:
@@ -95,31 +118,55 @@ def _repository(payload: Mapping[str, Any]) -> str:
     return name
 
 
-def _group_pulls(api: GitHubApi, repository: str, group: Mapping[str, Any]) -> list[int]:
-    """The group's pull requests, oldest first: those its commits name (merge or squash
-    messages, between the group's base and head), then the one its branch names."""
+def _group_pulls(api: GitHubApi, repository: str,
+                 group: Mapping[str, Any]) -> tuple[list[int], str | None]:
+    """The group's pull requests, oldest first, and why some may be missing (None when all
+    are named). The queue branch's first parents from head back to base are the commits
+    that merge them: each must name its pull request the way GitHub's merge and squash
+    commits do, and the newest one the queue branch's."""
     from rocm_deps.github.api import ApiError
 
     head_ref = group.get("head_ref")
     match = QUEUE_REF.fullmatch(head_ref) if isinstance(head_ref, str) else None
     if match is None:
-        return []
+        return [], None
     last = int(match.group("number"))
     base, head = group.get("base_sha"), group.get("head_sha")
+    if not (isinstance(base, str) and isinstance(head, str) and all(
+            FULL_SHA_ANY_CASE.fullmatch(sha) for sha in (base, head))):
+        return [last], "the event payload gives no base and head commits of the group"
+    try:
+        comparison = api.comparison(repository, base.lower(), head.lower())
+    except ApiError as error:
+        raise FatalError(f"could not list the merge group's commits: {error}") from None
+    if comparison.total > len(comparison.commits):
+        return [last], (f"the group has {comparison.total} commits and the API lists the first "
+                        f"{len(comparison.commits)}")
+    by_sha = {commit.sha: commit for commit in comparison.commits}
     numbers: list[int] = []
-    if isinstance(base, str) and isinstance(head, str) and all(
-            FULL_SHA_ANY_CASE.fullmatch(sha) for sha in (base, head)):
-        try:
-            messages = api.commit_messages(repository, base, head)
-        except ApiError as error:
-            raise FatalError(f"could not list the merge group's commits: {error}") from None
-        for message in messages:
-            found = MERGED_PR.search(message.split("\n", 1)[0])
-            if found is not None:
-                number = int(found.group("merge") or found.group("squash"))
-                if number not in numbers and number != last:
-                    numbers.append(number)
-    return [*numbers, last][-MAX_GROUP:]
+    unnamed, current = 0, by_sha.get(head.lower())
+    while current is not None:
+        found = MERGED_PR.search(current.message.split("\n", 1)[0])
+        if found is None:
+            unnamed += 1
+        else:
+            numbers.insert(0, int(found.group("merge") or found.group("squash")))
+        current = by_sha.get(current.parents[0]) if current.parents else None
+    if unnamed:
+        return [last], (f"{unnamed} of the commits that merge it name no pull request (a "
+                        f"rebase merge writes the pull requests' own commits)")
+    if not numbers or numbers[-1] != last:
+        return [last], (f"its newest commit does not name #{last}, the pull request of its "
+                        f"queue branch")
+    if len(set(numbers)) > MAX_GROUP:
+        return [last], f"it names more than {MAX_GROUP} pull requests"
+    return [*_unique(numbers, last), last], None
+
+
+def _unique(numbers: list[int], last: int) -> list[int]:
+    """The numbers in order, each once, without `last`."""
+    return [number for index, number in enumerate(numbers)
+            if number != last and number not in numbers[:index]]
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:

@@ -16,7 +16,7 @@ def annotate(report: MergeCheckReport, runner: Runner) -> None:
     """One annotation per reason: an error per failing directive, a warning under the warn
     policy, a notice for what passes."""
     for finding in report.errors[:MAX_FINDINGS]:
-        runner.error(finding.message, title="rocm-deps: invalid directive",
+        runner.error(finding.message, title=finding.title or "rocm-deps: invalid directive",
                      line=finding.line or None)
     for check in report.checks:
         where = f"pull request #{check.pull}, line {check.line}: "
