@@ -1,0 +1,80 @@
+"""Clones with hostile content for the capture and the replay of the image's local changes
+(DESIGN §4, §6 step 3): links that point outside, names with newlines and escape sequences,
+binary files, a huge untracked directory. Nothing outside the clone is read or written, and
+names are shown safely in every channel."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rocm_deps.demo.sandbox import Sandbox
+from tests.conftest import Cli, git
+from tests.install.test_image_edits import configure, install, sglang_report
+
+UNTOUCHED = "sgl-model-gateway/Cargo.toml"  # a tracked file the pull requests leave alone
+
+
+def test_links_that_point_outside_are_neither_followed_nor_written_through(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("outside-secret-content\n")
+    clone = box.baked["sglang"]
+    (clone / UNTOUCHED).unlink()
+    (clone / UNTOUCHED).symlink_to(secret)  # a tracked file turned into a link outside
+    (clone / "outside-dir").symlink_to(secret.parent)  # an untracked link to a directory
+    configure(box, 'local-changes = "reapply"')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert secret.read_text() == "outside-secret-content\n"
+    assert sorted(path.name for path in secret.parent.iterdir()) == ["secret.txt"]
+    captured = (clone / ".git" / "rocm-deps-image-changes.patch").read_text()
+    assert "outside-secret-content" not in captured + result.stderr + result.summary
+    assert f"+{secret}" in captured  # the link's target, as git records a link
+    assert os.readlink(clone / UNTOUCHED) == str(secret)  # replayed as the link it was
+    assert not (clone / "outside-dir").exists()  # untracked: removed, not followed
+    report = sglang_report(result)
+    assert report["local_changes"]["replayed"] == "applied"
+    assert "outside-dir" in report["local_changes"]["discarded"]["untracked"]["names"]
+
+
+def test_names_with_newlines_and_escapes_are_shown_safely(cli: Cli, box: Sandbox) -> None:
+    clone = box.baked["sglang"]
+    (clone / "evil\nname\x1b[31m.txt").write_text("x\n")
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    [warning] = [line for line in result.stderr.splitlines()
+                 if "local changes discarded" in line]
+    assert "evil%0Aname<U+001B>[31m.txt" in warning
+    assert "\x1b" not in result.stderr + result.summary
+    assert "evil name<U+001B>[31m.txt" in result.summary  # one line in the code block
+    assert "evil\nname\x1b[31m.txt" in sglang_report(result)["local_changes"]["discarded"][
+        "untracked"]["names"]  # the report is JSON: exact, and escaped by JSON
+
+
+def test_a_binary_edit_is_captured_and_replayed_byte_for_byte(cli: Cli, box: Sandbox) -> None:
+    clone = box.baked["sglang"]
+    binary = bytes(range(256)) * 4
+    (clone / UNTOUCHED).write_bytes(binary)
+    configure(box, 'local-changes = "reapply"')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert (clone / UNTOUCHED).read_bytes() == binary
+    assert git(clone, "rev-parse", "HEAD") == box.commits["sglang"]["pr"]
+
+
+def test_a_huge_untracked_directory_is_counted_and_cleaned(cli: Cli, box: Sandbox) -> None:
+    clone = box.baked["sglang"]
+    huge = clone / "generated"
+    huge.mkdir()
+    for index in range(3000):
+        (huge / f"file-{index:04}.json").write_text("{}\n")
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    untracked = sglang_report(result)["local_changes"]["discarded"]["untracked"]
+    assert untracked["count"] == 3001  # with the image's copied config file
+    assert len(untracked["names"]) == 20
+    # 20 names of 3,003 (the image's swap: 1 modified, 1 deleted) shown in the summary
+    assert "… and 2983 more" in result.summary
+    assert not huge.exists()
