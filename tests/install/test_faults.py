@@ -79,3 +79,31 @@ def test_sigkill_at_random_points_then_rerun_ends_right(box: Sandbox, tmp_path: 
     assert killed_in.count("before") == 0
     assert {phase: killed_in.count(phase) for phase in PHASES} == {
         phase: KILLS_PER_PHASE for phase in PHASES}
+
+
+REPLAY_LABEL = "the image's local changes"
+
+
+def test_sigkill_during_a_replay_then_rerun_ends_right(box: Sandbox, tmp_path: Path) -> None:
+    """With `local-changes = "reapply"`, killed while the image's edits are probed and
+    replayed (they are the ROCm patch again: already present once the patch is applied)."""
+    box.config.write_text(box.config.read_text().replace(
+        "[dependencies.megatron]\n", '[dependencies.megatron]\nlocal-changes = "reapply"\n'))
+    rng = random.Random(SEED + 1)  # noqa: S311 - reproducible choices, not secrets
+    for kill in range(KILLS_PER_PHASE):
+        ref = ("refs/pull/202/head", "refs/heads/main")[kill % 2]
+        stderr = kill_during(install_argv(box, ref), "rocm-deps-image-changes.patch",
+                             rng.uniform(0.0, 0.05), tmp_path)
+        assert "rocm-deps-image-changes.patch" in stderr  # killed in the replay, not before
+        rerun = subprocess.run(install_argv(box, ref), capture_output=True, text=True,
+                               cwd=tmp_path, timeout=300)
+        assert rerun.returncode == 0, (kill, rerun.stderr[-3000:])
+        report = json.loads(rerun.stdout)["dependencies"]["megatron"]
+        sha = box.commits["megatron"]["pr" if ref.startswith("refs/pull") else "main"]
+        assert report["sha"] == sha
+        assert {name: value["state"] for name, value in report["patches"].items()} == {
+            world.PATCH_LABEL: "applied", REPLAY_LABEL: "already-present"}
+        assert report["local_changes"]["replayed"] == "already-present"
+        assert git(box.baked["megatron"], "status", "--porcelain") == f"M {world.ROCM_TARGET}"
+        assert installed_version(box, "megatron-core") == (
+            MEGATRON_PR if ref.startswith("refs/pull") else MEGATRON_MAIN)
