@@ -5,14 +5,23 @@ names are shown safely in every channel."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pytest
+
 from rocm_deps.demo.sandbox import Sandbox
-from tests.conftest import Cli, git
+from tests.conftest import Cli, CliResult, git, overrides
 from tests.install.test_image_edits import configure, install, sglang_report
+from tests.repos import commit, make_repo
 
 UNTOUCHED = "sgl-model-gateway/Cargo.toml"  # a tracked file the pull requests leave alone
+
+
+def mega_install(cli: Cli, box: Sandbox, ref: str) -> CliResult:
+    return cli("install", "--config", str(box.config), "--overrides", overrides(megatron=ref),
+               "--workspace", str(box.workspace), "--python", box.python)
 
 
 def test_links_that_point_outside_are_neither_followed_nor_written_through(
@@ -78,3 +87,37 @@ def test_a_huge_untracked_directory_is_counted_and_cleaned(cli: Cli, box: Sandbo
     # 20 names of 3,003 (the image's swap: 1 modified, 1 deleted) shown in the summary
     assert "… and 2983 more" in result.summary
     assert not huge.exists()
+
+
+def test_edits_inside_a_submodule_are_reported_and_do_not_block_the_update(
+        cli: Cli, box: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Local paths as submodule URLs need git's file transport, off by default since 2.38.
+    for key, value in {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.file.allow",
+                       "GIT_CONFIG_VALUE_0": "always"}.items():
+        monkeypatch.setenv(key, value)
+    library = tmp_path / "library"
+    first = make_repo(library, {"kernels.txt": "rocm kernels\n"})
+    second = commit(library, {"kernels.txt": "faster rocm kernels\n"}, "faster")
+    origin = box.origins["megatron"]
+    git(origin, "checkout", "-q", "-b", "with-submodule", "main")
+    git(origin, "submodule", "add", "-q", str(library), "third_party/library")
+    git(origin / "third_party" / "library", "checkout", "-q", first)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "add a submodule")
+    git(origin, "update-ref", "refs/pull/310/head", "HEAD")
+    git(origin / "third_party" / "library", "checkout", "-q", second)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "a newer library")
+    git(origin, "update-ref", "refs/pull/311/head", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    megatron = box.baked["megatron"]
+    assert mega_install(cli, box, "refs/pull/310/head").code == 0
+    submodule = megatron / "third_party" / "library"
+    (submodule / "kernels.txt").write_text("edited inside the container\n")
+    (submodule / "scratch\nfile.txt").write_text("x\n")
+    result = mega_install(cli, box, "refs/pull/311/head")
+    assert result.code == 0, result.stderr
+    assert (submodule / "kernels.txt").read_text() == "faster rocm kernels\n"
+    assert git(submodule, "rev-parse", "HEAD") == second
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert "third_party/library" in report["local_changes"]["discarded"]["modified"]["names"]

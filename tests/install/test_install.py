@@ -329,7 +329,7 @@ def test_submodules_are_initialised_at_the_new_commit(cli: Cli, box: Sandbox, tm
     git(origin, "checkout", "-q", "main")
     result = install(cli, box, overrides(megatron="refs/pull/310/head"))
     assert result.code == 0, result.stderr
-    assert echoed(result, "submodule")[0].endswith("submodule update --init --recursive")
+    assert echoed(result, "submodule")[0].endswith("submodule update --init --recursive --force")
     assert (box.baked["megatron"] / "third_party" / "library" / "kernels.txt").read_text() == (
         "rocm kernels\n")
 
@@ -662,7 +662,7 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
                     "-c protocol.version=2 fetch --no-recurse-submodules origin -- "
                     "+refs/pull/202/head:refs/rocm-deps/fetched",
                     "checkout -f --detach refs/rocm-deps/fetched",
-                    "submodule update --init --recursive",
+                    "submodule update --init --recursive --force",
                     f"apply --check {box.workspace / world.PATCH_LABEL}",
                     f"apply {box.workspace / world.PATCH_LABEL}"]
     assert (f"[dry-run] + {box.python} -I -m pip install -e {missing} --no-deps "

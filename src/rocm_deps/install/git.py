@@ -47,6 +47,7 @@ PERMANENT_FETCH_FAILURES = (
     "no space left on device",
     "disk quota exceeded",
     "read-only file system",
+    "would be overwritten by checkout",
 )
 
 
@@ -240,7 +241,11 @@ class Git:
         return result.stderr.strip()
 
     def update_submodules(self, retry: RetryPolicy) -> int:
-        return self.with_retries(("submodule", "update", "--init", "--recursive"), retry)
+        """Check out every submodule at the recorded commit; --force discards edits made
+        inside a submodule, which the reset before checkout does not reach (they would
+        otherwise stop the checkout)."""
+        return self.with_retries(("submodule", "update", "--init", "--recursive", "--force"),
+                                 retry)
 
     # ---- network ----
 
