@@ -28,6 +28,7 @@ REPOSITORY = re.compile(REPOSITORY_NAME)
 
 MAX_FETCH_DEPTH = 1_000_000
 OnMissingTarget = Literal["fail", "skip"]
+TagPolicy = Literal["all", "reachable", "none"]
 LocalChangesPolicy = Literal["discard", "reapply"]
 
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
@@ -71,6 +72,7 @@ class DependencyConfig:
     dispatch_input: str = ""
     default: str | None = None
     fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
+    tags: TagPolicy = "all"  # the tags fetched with the ref (see install.git.Git.fetch)
     on_missing_target: OnMissingTarget = "fail"
     local_changes: LocalChangesPolicy = "discard"  # or "reapply": replay the image's tracked edits
     prepare: tuple[tuple[str, ...], ...] = ()  # argv lists run before pip, in the clone
@@ -129,6 +131,7 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "dispatch-input": (str, "a string such as \"ci_sglang_pr\""),
     "default": (str, "a string (a ref used when nothing names one)"),
     "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
+    "tags": (str, "\"all\", \"reachable\" or \"none\""),
     "on-missing-target": (str, "\"fail\" or \"skip\""),
     "local-changes": (str, "\"discard\" or \"reapply\""),
     "prepare": (list, "an array of argv arrays, e.g. [[\"mv\", \"a\", \"b\"]]"),
@@ -285,6 +288,9 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     if not 0 <= fetch_depth <= MAX_FETCH_DEPTH:
         raise fail(f"{where}.fetch-depth", f"expected an integer from 0 (full history) to "
                                           f"{MAX_FETCH_DEPTH}, got {fetch_depth}")
+    tags = values.get("tags", "all")
+    if tags not in get_args(TagPolicy):
+        raise fail(f"{where}.tags", f"expected \"all\", \"reachable\" or \"none\", got {tags!r}")
     on_missing = values.get("on-missing-target", "fail")
     if on_missing not in get_args(OnMissingTarget):
         raise fail(f"{where}.on-missing-target",
@@ -312,6 +318,7 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
         dispatch_input=dispatch_input,
         default=values.get("default") or None,
         fetch_depth=fetch_depth,
+        tags=tags,
         on_missing_target=on_missing,
         local_changes=local_changes,
         prepare=tuple(tuple(argv) for argv in values.get("prepare", ())),

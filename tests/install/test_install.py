@@ -34,6 +34,8 @@ from tests.install.test_lock import holder as hold_lock
 
 ROCM = world.ROCM_TARGET
 ORIGINAL = world.ROCM_MODULE
+# Every tag of the remote comes with the ref (tags = "all", the default), as echoed.
+ALL_TAGS = "'+refs/tags/*:refs/tags/*'"
 PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
 
 
@@ -80,7 +82,7 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     [fetch] = echoed(result, "fetch")
     # A complete clone stays complete: no --depth, and the remote's tags come along.
     assert fetch.endswith("fetch --no-recurse-submodules origin -- "
-                          "+refs/pull/202/head:refs/rocm-deps/fetched")
+                          f"+refs/pull/202/head:refs/rocm-deps/fetched {ALL_TAGS}")
     assert not (megatron / ".git" / "shallow").exists()
 
 
@@ -88,7 +90,8 @@ def test_pinned_sha_is_fetched_by_sha_and_verified(cli: Cli, box: Sandbox, tmp_p
     pr = box.commits["sglang"]["pr"]
     result = install(cli, box, overrides(sglang=("refs/pull/101/head", pr)))
     assert result.code == 0, result.stderr
-    assert echoed(result, "fetch")[0].endswith(f"origin -- +{pr}:refs/rocm-deps/fetched")
+    assert echoed(result, "fetch")[0].endswith(
+        f"origin -- +{pr}:refs/rocm-deps/fetched {ALL_TAGS}")
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr
     assert installed_version(box, "sglang") == scm_version(box, "sglang", pr, tmp_path)
 
@@ -660,7 +663,7 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
             if line.startswith("[dry-run] + git") and f"-C {missing} " in line]
     assert plan == ["update-index -q --refresh", "reset --hard HEAD", "clean -fd",
                     "-c protocol.version=2 fetch --no-recurse-submodules origin -- "
-                    "+refs/pull/202/head:refs/rocm-deps/fetched",
+                    f"+refs/pull/202/head:refs/rocm-deps/fetched {ALL_TAGS}",
                     "checkout -f --detach refs/rocm-deps/fetched",
                     "submodule update --init --recursive --force",
                     f"apply --check {box.workspace / world.PATCH_LABEL}",

@@ -125,6 +125,10 @@ class Builder:
         self.set_version(origin, dependency, f"0.2.1.dev{number + 1}")
         commits["pr_old_base"] = self.pull_request(origin, number + 1, lambda: self.change(
             origin, dependency, "a change on an old base"))
+        if dependency.release_branch is not None:  # v0.3.1 exists on that branch only
+            self.git(origin, "checkout", "-q", "-b", dependency.release_branch, commits["main"])
+            commits["release"] = self.change(origin, dependency, "a fix for the 0.3 series")
+            self.git(origin, "tag", "-a", "-m", "release 0.3.1", "v0.3.1")
         if dependency.patch_target is not None:
             target = dependency.patch_target
             self.git(origin, "checkout", "-q", "--detach", "main")

@@ -91,6 +91,9 @@ class Dependency:
     image_build: ImageBuild = ImageBuild()
     pr_appends: Mapping[str, str] = field(default_factory=dict)  # what the PRs add to files
     patch_target: str | None = None  # the file the ROCm patch changes
+    # A branch off main, after the image, where a release is tagged that main never gets
+    # (SGLang tags its releases on release branches).
+    release_branch: str | None = None
 
 
 SGLANG = Dependency(
@@ -106,6 +109,7 @@ SGLANG = Dependency(
         writes={COMPILED_PART: b"\x7fELF compiled by the image build\n",  # ignored output
                 IMAGE_CONFIG_FILE: b'{"1": {"BLOCK_SIZE_M": 16}}\n'}),  # untracked copy
     pr_appends={KERNEL_SOURCE: "// a faster kernel\n"},
+    release_branch="release/v0.3",
 )
 MEGATRON = Dependency(
     "megatron", Package("megatron-core", "megatron", "."), "root/Megatron-LM", 202, "static",

@@ -14,7 +14,8 @@ def fetch(context: Context, job: Job) -> None:
     if depth == 0 and job.record is not None and git.is_shallow():
         depth = 1  # deepening a shallow clone to full history is not what it was made for
     try:
-        job.report.fetch_attempts = git.fetch(dependency.remote, target, depth, context.retry)
+        job.report.fetch_attempts = git.fetch(dependency.remote, target, depth, dependency.tags,
+                                              context.retry)
     except GitError as error:
         url = git.remote_url(dependency.remote) or "(no such remote)"
         stderr = error.result.stderr if error.result else ""

@@ -17,6 +17,7 @@ from pathlib import Path
 from time import sleep
 
 from rocm_deps import process
+from rocm_deps.config import TagPolicy
 from rocm_deps.contract import LocalChanges
 from rocm_deps.github.runner import Runner
 from rocm_deps.process import Result
@@ -249,18 +250,22 @@ class Git:
 
     # ---- network ----
 
-    def fetch(self, remote: str, target: str, depth: int, retry: RetryPolicy) -> int:
-        """Fetch `target` (a ref or a SHA) and the tags that point into its history; returns
-        the attempts used.
+    def fetch(self, remote: str, target: str, depth: int, tags: TagPolicy,
+              retry: RetryPolicy) -> int:
+        """Fetch `target` (a ref or a SHA) and tags; returns the attempts used.
 
         `depth` 0 fetches the whole history: negotiation sends only the missing objects, and
-        versions computed from git (setuptools-scm: the nearest tag) need history and tags.
-        Storing the target under FETCHED_REF is what makes git follow those tags (it does not
-        for a fetch into FETCH_HEAD alone), and only those: fetching every tag would also
-        download the history of releases the target does not contain."""
+        versions computed from git need history and tags. `tags` "all" fetches every tag of
+        the remote: SGLang's version script takes the highest `v*` tag on any branch, because
+        its releases are tagged on release branches. "reachable" fetches the tags that point
+        into the target's history (storing it under FETCHED_REF is what makes git follow
+        them), "none" no tag."""
         depth_args = (f"--depth={depth}",) if depth >= 1 else ()
+        tag_args = ("--no-tags",) if tags == "none" else ()
+        refspecs = (f"+{target}:{FETCHED_REF}",) + (
+            ("+refs/tags/*:refs/tags/*",) if tags == "all" else ())
         args = ("-c", "protocol.version=2", "fetch", "--no-recurse-submodules", *depth_args,
-                remote, "--", f"+{target}:{FETCHED_REF}")
+                *tag_args, remote, "--", *refspecs)
         return self.with_retries(args, retry)
 
     def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:
