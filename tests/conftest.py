@@ -19,6 +19,7 @@ from rocm_deps.config import load_config
 from rocm_deps.contract import overrides_to_json
 from rocm_deps.demo import sandbox
 from rocm_deps.github.runner import Runner
+from rocm_deps.install.recipe import RECIPES
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import ResolveSettings
 from tests.repos import commit, git
@@ -208,7 +209,8 @@ MEGATRON_BAKED, MEGATRON_MAIN, MEGATRON_PR = "0.2.0", "0.3.0", "0.3.1.dev202"
 
 def scm_version(box: sandbox.Sandbox, name: str, commit: str, tmp: Path) -> str:
     """The oracle for a git-derived version: what setuptools-scm computes in a fresh, full
-    clone of the origin checked out at `commit` (the way a developer's checkout would)."""
+    clone of the origin checked out at `commit`, after the image's build did its recipe there
+    (SGLang's pyproject swap: the tree is then dirty, as the image's is)."""
     from setuptools_scm import get_version
 
     clone = tmp / f"fresh-{name}-{commit[:12]}"
@@ -216,6 +218,10 @@ def scm_version(box: sandbox.Sandbox, name: str, commit: str, tmp: Path) -> str:
         subprocess.run(["git", "clone", "-q", str(box.origins[name]), str(clone)], check=True,
                        env={**os.environ, **sandbox.IDENTITY})
         git(clone, "checkout", "-q", "--detach", commit)
+        recipe = load_config(None).dependency(name).recipe
+        for source, target in RECIPES[recipe] if recipe else ():
+            if (clone / source).is_file():
+                (clone / source).replace(clone / target)
     return str(get_version(root=str(clone)))
 
 

@@ -29,6 +29,7 @@ REPOSITORY = re.compile(REPOSITORY_NAME)
 MAX_FETCH_DEPTH = 1_000_000
 OnMissingTarget = Literal["fail", "skip"]
 TagPolicy = Literal["all", "reachable", "none"]
+RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
 LocalChangesPolicy = Literal["discard", "reapply"]
 
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
@@ -42,6 +43,8 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
             "remote": "origin",
             "install-dir": "python",
             "patches": [],
+            # docker/rocm.Dockerfile's pyproject swap, redone at the new commit.
+            "recipe": "sglang-rocm",
             # Compiled by the image build; `pip install -e --no-deps` does not rebuild them.
             "rebuild-paths": ["sgl-kernel/", "python/sglang/kernels/aot/",
                               "sgl-model-gateway/"],
@@ -73,6 +76,7 @@ class DependencyConfig:
     default: str | None = None
     fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
     tags: TagPolicy = "all"  # the tags fetched with the ref (see install.git.Git.fetch)
+    recipe: RecipeName | None = None  # the image build's edits, redone (install.recipe)
     on_missing_target: OnMissingTarget = "fail"
     local_changes: LocalChangesPolicy = "discard"  # or "reapply": replay the image's tracked edits
     prepare: tuple[tuple[str, ...], ...] = ()  # argv lists run before pip, in the clone
@@ -132,6 +136,7 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "default": (str, "a string (a ref used when nothing names one)"),
     "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
     "tags": (str, "\"all\", \"reachable\" or \"none\""),
+    "recipe": (str, "\"sglang-rocm\", or \"\" for none"),
     "on-missing-target": (str, "\"fail\" or \"skip\""),
     "local-changes": (str, "\"discard\" or \"reapply\""),
     "prepare": (list, "an array of argv arrays, e.g. [[\"mv\", \"a\", \"b\"]]"),
@@ -291,6 +296,9 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     tags = values.get("tags", "all")
     if tags not in get_args(TagPolicy):
         raise fail(f"{where}.tags", f"expected \"all\", \"reachable\" or \"none\", got {tags!r}")
+    recipe = values.get("recipe") or None
+    if recipe is not None and recipe not in get_args(RecipeName):
+        raise fail(f"{where}.recipe", f"expected \"sglang-rocm\" or \"\", got {recipe!r}")
     on_missing = values.get("on-missing-target", "fail")
     if on_missing not in get_args(OnMissingTarget):
         raise fail(f"{where}.on-missing-target",
@@ -319,6 +327,7 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
         default=values.get("default") or None,
         fetch_depth=fetch_depth,
         tags=tags,
+        recipe=recipe,
         on_missing_target=on_missing,
         local_changes=local_changes,
         prepare=tuple(tuple(argv) for argv in values.get("prepare", ())),

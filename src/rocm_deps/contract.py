@@ -37,8 +37,8 @@ Verdict = Literal["pass", "fail", "warn"]
 PullState = Literal["merged", "open", "closed (unmerged)", "not a PR", "not asked"]
 # The steps of the install pipeline (install.pipeline.STEPS), and every step an install can
 # fail at: those, the checks before them (the clone, the lock) and the workspace install.
-StepName = Literal["clean", "fetch", "checkout", "submodules", "patch", "prepare", "pip",
-                   "rebuild-check"]
+StepName = Literal["clean", "fetch", "checkout", "submodules", "patch", "recipe", "prepare",
+                   "pip", "rebuild-check"]
 FailedStep = Literal[StepName, "check", "lock", "environment", "verify", "workspace"]
 # The timed phases of an install, in pipeline order: the columns of the install summary.
 Phase = Literal["clean", "fetch", "checkout", "patch", "prepare", "pip"]

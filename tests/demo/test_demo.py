@@ -47,7 +47,7 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
         "sglang": "refs/pull/101/head", "megatron": "refs/pull/203/head"}
     sglang, megatron = installed["dependencies"]["sglang"], installed["dependencies"]["megatron"]
     # The version comes from git: one commit past the v0.3.0 tag, at the PR's commit (dirty:
-    # the `prepare` command swapped the pyproject, as the image did).
+    # SGLang's recipe swapped the pyproject, as the image did).
     assert re.fullmatch(rf"0\.3\.1\.dev1\+g{sglang['sha'][:9]}\.d[0-9]{{8}}",
                         sglang["version"]), sglang["version"]
     assert sglang["image_commit"] != sglang["sha"]
@@ -56,7 +56,8 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
         "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
         "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}}
     assert sglang["rebuild"] == {"count": 1, "files": [world.KERNEL_SOURCE]}
-    assert "+ mv python/pyproject_other.toml python/pyproject.toml" in log
+    assert ("sglang: recipe sglang-rocm: python/pyproject_other.toml replaces "
+            "python/pyproject.toml (as the image's build did)") in log
     # Megatron-LM: a PR off a base older than the image's, the ROCm patch applied on it.
     assert (megatron["state"], megatron["version"]) == ("installed", "0.2.1.dev203")
     assert megatron["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == "applied"

@@ -10,7 +10,7 @@ from typing import Any
 from rocm_deps.demo import world
 from rocm_deps.demo.package import ROCM_PYPROJECT_NOTE
 from rocm_deps.demo.sandbox import Sandbox
-from tests.conftest import Cli, CliResult, git, installed_version, overrides
+from tests.conftest import Cli, CliResult, add_pull_request, git, installed_version, overrides
 
 SWAPPED = "python/pyproject.toml"
 ROCM_NOTE = ROCM_PYPROJECT_NOTE
@@ -48,28 +48,48 @@ def test_the_reset_reports_what_it_discards(cli: Cli, box: Sandbox) -> None:
         "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
         "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}}}
     [warning] = annotations(result, "sglang local changes discarded")
-    assert "1 modified, 1 deleted, 1 untracked" in warning and 'local-changes = \\"reapply\\"' not in warning
-    assert "local-changes = " in warning and "prepare" in warning
+    # Only what works at the new commit is suggested: the recipe redoes the swap, nothing
+    # keeps the untracked copy, and no other tracked edit asks for `reapply`.
+    assert warning.endswith(
+        "1 modified, 1 deleted, 1 untracked (python/pyproject.toml, "
+        "python/pyproject_other.toml, python/sglang/srt/layers/moe/configs/MI300X_VF.json); "
+        "the recipe sglang-rocm redoes python/pyproject.toml, python/pyproject_other.toml; "
+        "untracked files (1) cannot be kept: redo them with `prepare` if the tests need them")
     # The summary counts them and lists the names.
     assert "discarded: 1 modified, 1 deleted, 1 untracked" in result.summary
     assert f"modified  {SWAPPED}" in result.summary
     assert f"untracked {world.IMAGE_CONFIG_FILE}" in result.summary
-    # Discarded for real: the default is discard.
-    assert ROCM_NOTE not in (box.baked["sglang"] / SWAPPED).read_text()
+    # Discarded for real (the default is discard), and the recipe redid the swap at the new
+    # commit: pyproject.toml is that commit's pyproject_other.toml.
+    new = box.commits["sglang"]["pr"]
+    assert (box.baked["sglang"] / SWAPPED).read_text() == git(
+        box.origins["sglang"], "show", f"{new}:python/pyproject_other.toml") + "\n"
+    assert not (box.baked["sglang"] / "python" / "pyproject_other.toml").exists()
     assert not (box.baked["sglang"] / world.IMAGE_CONFIG_FILE).exists()
     # The compiled part is ignored build output: `clean -fd` keeps it, and nothing lists it.
     assert (box.baked["sglang"] / world.COMPILED_PART).exists()
 
 
+GATEWAY = "sgl-model-gateway/Cargo.toml"  # the image's build edits it with sed
+
+
 def test_reapply_replays_the_images_tracked_edits_and_reruns_are_up_to_date(
         cli: Cli, box: Sandbox) -> None:
+    gateway = box.baked["sglang"] / GATEWAY
+    gateway.write_text(gateway.read_text() + 'edition = "2021"\n')
     configure(box, 'local-changes = "reapply"')
     result = install(cli, box)
     assert result.code == 0, result.stderr
     report = sglang_report(result)
     assert report["local_changes"]["replayed"] == "applied"
     assert report["patches"]["the image's local changes"]["state"] == "applied"
+    assert gateway.read_text().endswith('edition = "2021"\n')
+    # The files the recipe rewrites are never replayed: the recipe redoes them.
+    captured = (box.baked["sglang"] / ".git" / "rocm-deps-image-changes.patch").read_text()
+    assert GATEWAY in captured and "pyproject" not in captured
     assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+    [warning] = annotations(result, "sglang local changes reapplied")
+    assert "the other tracked edits are reapplied after checkout" in warning
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == box.commits["sglang"]["pr"]
     assert "image's edits replayed: applied" in result.summary
     again = install(cli, box)
@@ -81,6 +101,7 @@ def test_reapply_replays_the_images_tracked_edits_and_reruns_are_up_to_date(
     assert sglang_report(other)["local_changes"]["replayed"] == "applied"
     assert sglang_report(other)["image_commit"] == box.commits["sglang"]["baked"]
     assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+    assert gateway.read_text().endswith('edition = "2021"\n')
 
 
 def test_a_replay_that_no_longer_fits_fails_with_the_fix(cli: Cli, box: Sandbox) -> None:
@@ -96,8 +117,9 @@ def test_a_replay_that_no_longer_fits_fails_with_the_fix(cli: Cli, box: Sandbox)
     assert report["clone_state"].endswith("without patches")
 
 
-def test_prepare_redoes_the_pyproject_swap_before_pip(cli: Cli, box: Sandbox) -> None:
-    configure(box, 'prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]')
+def test_without_the_recipe_prepare_redoes_the_swap_before_pip(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'recipe = ""\nprepare = [["mv", "python/pyproject_other.toml", '
+                   '"python/pyproject.toml"]]')
     result = install(cli, box)
     assert result.code == 0, result.stderr
     assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
@@ -173,3 +195,19 @@ def test_dry_run_lists_the_discard_and_the_prepare_plan(cli: Cli, box: Sandbox) 
     assert sglang_report(result)["local_changes"]["discarded"]["modified"]["count"] == 1
     assert (box.baked["sglang"] / SWAPPED).read_text() == before
     assert not (box.baked["sglang"] / ".git" / "rocm-deps-image.json").exists()
+
+
+def test_the_recipe_runs_without_pip_and_says_when_its_file_is_absent(
+        cli: Cli, box: Sandbox) -> None:
+    configure(box, 'install-dir = ""')  # no pip install: the recipe runs all the same
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert (box.baked["sglang"] / SWAPPED).read_text().startswith(ROCM_NOTE)
+    assert sglang_report(result)["steps"][5] == "recipe"
+    gone = add_pull_request(box, "sglang", 320, {"python/pyproject_other.toml": None})
+    without = install(cli, box, "refs/pull/320/head")
+    assert without.code == 0, without.stderr
+    assert ("sglang: recipe sglang-rocm: python/pyproject_other.toml is absent at this commit; "
+            "python/pyproject.toml stays as the commit has it") in without.stderr
+    assert (box.baked["sglang"] / SWAPPED).read_text() == git(
+        box.origins["sglang"], "show", f"{gone}:python/pyproject.toml") + "\n"

@@ -239,7 +239,8 @@ def test_missing_patch_file_in_workspace(cli: Cli, box: Sandbox) -> None:
 
 
 def test_pip_failure_is_reported(cli: Cli, box: Sandbox) -> None:
-    add_pull_request(box, "sglang", 305, {"python/pyproject.toml": "this is [not toml"})
+    # The recipe puts pyproject_other.toml in place of pyproject.toml: pip reads that one.
+    add_pull_request(box, "sglang", 305, {"python/pyproject_other.toml": "this is [not toml"})
     result = install(cli, box, overrides(sglang="refs/pull/305/head"))
     assert result.code == 1
     report = json.loads(result.outputs["report"])["dependencies"]["sglang"]

@@ -28,13 +28,11 @@ from rocm_deps.github.runner import Runner, parse_outputs
 from rocm_deps.process import CommandFailed
 from rocm_deps.settings import DemoSettings
 
-# The configuration a Miles-like repository would use on the MI350 image: the defaults, the
-# sandbox's paths, and SGLang's pyproject swap redone after checkout.
+# The configuration a Miles-like repository would use on the MI350 image: the defaults (SGLang's
+# recipe redoes the image's pyproject swap after checkout) and the sandbox's paths.
 DEMO_CONFIG = """\
 [dependencies.sglang]
 path = {sglang}
-# SGLang's docker/rocm.Dockerfile swaps in the ROCm pyproject; the reset undoes it.
-prepare = [["mv", "python/pyproject_other.toml", "python/pyproject.toml"]]
 
 [dependencies.megatron]
 path = {megatron}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from rocm_deps.contract import LocalChanges
 from rocm_deps.install.git import Git, GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
+from rocm_deps.install.recipe import rewritten
 from rocm_deps.install.record import ImageState
 
 STALE_LOCKS = ("index.lock", "shallow.lock", "HEAD.lock")
@@ -42,7 +43,7 @@ def _capture_image(context: Context, job: Job) -> ImageState:
     if context.dry_run:
         return ImageState(head, None)  # a dry run writes nothing, not even the capture
     try:
-        diff = git.diff_against_head()
+        diff = git.diff_against_head(exclude=rewritten(job.dependency.recipe))
     except GitError as error:
         raise StepFailed("clean", error.message) from None
     return image_file.capture(head, diff)
@@ -55,16 +56,36 @@ def _discarded(context: Context, job: Job) -> LocalChanges:
     except GitError as error:
         raise StepFailed("clean", error.message) from None
     if changes:
-        after = ("the image's tracked edits are replayed after checkout (local-changes = "
-                 "\"reapply\"); untracked files are not"
-                 if dependency.local_changes == "reapply" else
-                 f"to keep the image's edits, set `dependencies.{dependency.name}."
-                 f"local-changes = \"reapply\"` or redo them with `prepare`")
-        context.runner.warning(f"{dependency.name}: the reset before checkout discards local "
-                               f"changes in {dependency.path}: {changes.counts()} "
-                               f"({first_names(changes.names())}); {after}",
-                               title=f"rocm-deps: {dependency.name} local changes discarded")
+        reapply = dependency.local_changes == "reapply"
+        context.runner.warning(
+            f"{dependency.name}: the reset before checkout "
+            f"{'sets aside' if reapply else 'discards'} local changes in {dependency.path}: "
+            f"{changes.counts()} ({first_names(changes.names())}){_what_next(job, changes)}",
+            title=f"rocm-deps: {dependency.name} local changes "
+                  f"{'reapplied' if reapply else 'discarded'}")
     return changes
+
+
+def _what_next(job: Job, changes: LocalChanges) -> str:
+    """What becomes of each kind of change, suggesting only what works at the new commit:
+    the recipe redoes the files it rewrites, reapply keeps the other tracked edits, nothing
+    keeps untracked files."""
+    dependency, covered = job.dependency, set(rewritten(job.dependency.recipe))
+    tracked = [*changes.modified, *changes.deleted]
+    redone = [name for name in tracked if name in covered]
+    rest = [name for name in tracked if name not in covered]
+    parts = []
+    if redone:
+        parts.append(f"the recipe {dependency.recipe} redoes {first_names(redone)}")
+    if rest and dependency.local_changes == "reapply":
+        parts.append("the other tracked edits are reapplied after checkout")
+    elif rest:
+        parts.append(f"to keep {first_names(rest)}, set `dependencies.{dependency.name}."
+                     f"local-changes = \"reapply\"`")
+    if changes.untracked:
+        parts.append(f"untracked files ({len(changes.untracked)}) cannot be kept: redo them "
+                     f"with `prepare` if the tests need them")
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _remove_stale_locks(context: Context, job: Job) -> None:

@@ -165,9 +165,10 @@ class Git:
         result = self.run("rev-parse", "--is-shallow-repository", echo=False)
         return result.stdout.strip() == "true"
 
-    def diff_against_head(self) -> str:
-        """Tracked changes in the work tree, as a binary patch."""
-        return self.check("diff", "--binary", "HEAD", echo=False)
+    def diff_against_head(self, exclude: Sequence[str] = ()) -> str:
+        """Tracked changes in the work tree, as a binary patch (but those of `exclude`)."""
+        pathspecs = ("--", ".", *(f":(exclude){path}" for path in exclude)) if exclude else ()
+        return self.check("diff", "--binary", "HEAD", *pathspecs, echo=False)
 
     def untracked_files(self) -> str:
         """Untracked, not ignored file names, NUL-separated."""

@@ -29,7 +29,7 @@ from rocm_deps.contract import (
     WorkspaceState,
 )
 from rocm_deps.github.runner import Runner
-from rocm_deps.install import build, checkout, clean, patches
+from rocm_deps.install import build, checkout, clean, patches, recipe
 from rocm_deps.install.git import Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
@@ -51,6 +51,7 @@ STEPS: tuple[Step, ...] = (
     Step("checkout", "checkout", checkout.checkout),
     Step("submodules", "checkout", checkout.update_submodules),
     Step("patch", "patch", patches.apply_patches),
+    Step("recipe", "prepare", recipe.redo),
     Step("prepare", "prepare", build.prepare),
     Step("pip", "pip", build.pip_install),
     Step("rebuild-check", None, build.rebuild_warning),
