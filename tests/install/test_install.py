@@ -246,6 +246,9 @@ def test_pip_failure_is_reported(cli: Cli, box: Sandbox) -> None:
     report = json.loads(result.outputs["report"])["dependencies"]["sglang"]
     assert report["failed_step"] == "pip"
     assert "`pip install -e" in result.stderr and "failed with exit code" in result.stderr
+    commit = git(box.baked["sglang"], "rev-parse", "HEAD")
+    assert report["clone_state"] == (f"at {commit} without patches; the interpreter still "
+                                     f"holds the image's build of sglang")
 
 
 def test_workspace_reinstall_after_dependencies(cli: Cli, box: Sandbox) -> None:

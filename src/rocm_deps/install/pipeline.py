@@ -88,6 +88,8 @@ class Installer:
             except StepFailed as failure:
                 report.state, report.failed_step, report.error = (
                     FAILED, failure.step, failure.message)
+                if report.clone_state is None and report.commit and not self.settings.dry_run:
+                    report.clone_state = _left_at(report)
                 self.runner.error(f"{dependency.name}: {failure.message}",
                                   title=f"rocm-deps: {dependency.name} {failure.step} failed")
         return report
@@ -250,6 +252,15 @@ class Installer:
                 self.runner.error(failure.message, title="rocm-deps: workspace install failed")
                 return "failed"
         return "planned" if self.settings.dry_run else "installed"
+
+
+def _left_at(report: DependencyReport) -> str:
+    """Where a step after checkout left the clone, and what the interpreter still holds."""
+    patched = [outcome.patch for outcome in report.patches
+               if outcome.state in ("applied", "already-present")]
+    patches = f"with {', '.join(patched)}" if patched else "without patches"
+    return (f"at {report.commit} {patches}; the interpreter still holds the image's build of "
+            f"{report.name}")
 
 
 def _environment_failure(error: OSError) -> str:
