@@ -17,7 +17,7 @@ from rocm_deps.settings import (
     child_environment,
     find_python,
     install_settings,
-    packages_directory,
+    packages_directories,
     resolve_settings,
 )
 
@@ -119,6 +119,8 @@ def test_a_uv_planted_in_the_working_directory_is_never_found(
 
 
 def test_pygithub_goes_to_runner_temp_else_to_this_users_cache(tmp_path: Path) -> None:
-    assert packages_directory({"RUNNER_TEMP": "/rt", "XDG_CACHE_HOME": "/c"}) == Path("/rt")
-    assert packages_directory({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/rocm-deps")
-    assert packages_directory({"HOME": "/h"}) == Path("/h/.cache/rocm-deps")
+    assert packages_directories({"RUNNER_TEMP": "/rt", "XDG_CACHE_HOME": "/c"}) == (
+        Path("/rt"), Path("/c/rocm-deps"))
+    assert packages_directories({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == (
+        Path("/c/rocm-deps"),)
+    assert packages_directories({"HOME": "/h"}) == (Path("/h/.cache/rocm-deps"),)

@@ -145,6 +145,14 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "rebuild-paths": (list, "an array of path prefixes inside the clone"),
 }
 ENVIRONMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+# Variables an earlier step (or the checked-out pull request, through $GITHUB_ENV) could set
+# to run its own code inside pip or a build backend. pip runs without them, and with -I, so
+# the working directory (the workspace) cannot shadow a module either.
+UNSAFE_PYTHON_VARIABLES = frozenset({"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+                                     "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONBREAKPOINT",
+                                     "PYTHONEXECUTABLE"})
+# Never set through `pip-env`: they would bring back what the child environment leaves out.
+PROTECTED_VARIABLES = UNSAFE_PYTHON_VARIABLES | {"PATH"}
 _INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "workspace-install": (bool, "a boolean"),
     "pip-args": (list, "an array of strings"),
@@ -256,6 +264,11 @@ def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...]
         for name, item in value.items():
             if not ENVIRONMENT_NAME.fullmatch(name) or not isinstance(item, str):
                 raise fail(f"{where}.{key}.{name}", f"expected {description}")
+            if name.upper() in PROTECTED_VARIABLES:
+                raise fail(f"{where}.{key}.{name}", "not allowed: PATH and the PYTHON* "
+                                                    "variables pip runs without would let the "
+                                                    "checkout choose the code pip and prepare "
+                                                    "run")
     return value
 
 

@@ -37,16 +37,17 @@ DEFAULT_API_URL = "https://api.github.com"
 # process gets them, nor any variable that holds the token's value (DESIGN §4).
 TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
                              "GITHUB_ENTERPRISE_TOKEN", "INPUT_GITHUB_TOKEN",
-                             "INPUT_GITHUB-TOKEN"})
+                             "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN",
+                             "ACTIONS_ID_TOKEN_REQUEST_TOKEN"})
 
 
 @dataclass(frozen=True)
 class ApiSettings:
     url: str = DEFAULT_API_URL
     token: str | None = None
-    # Where PyGithub is installed on demand when it is not importable: $RUNNER_TEMP, else a
-    # per-user cache directory (never a shared temporary directory).
-    packages_dir: Path = Path(tempfile.gettempdir())
+    # Where PyGithub is installed on demand when it is not importable, the first that is this
+    # user's alone: $RUNNER_TEMP, this user's cache directory (never a shared temporary one).
+    packages_dirs: tuple[Path, ...] = ()
     uv: str | None = None  # uv on PATH, used for that install when present
     # The environment of that install (child_environment: no token).
     environ: Mapping[str, str] = field(default_factory=dict)
@@ -209,20 +210,19 @@ def _event(given: Given, environ: Mapping[str, str],
 def _api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
     token = token_of(given, environ)
     return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
-                       packages_dir=packages_directory(environ),
+                       packages_dirs=packages_directories(environ),
                        uv=shutil.which("uv", path=absolute_search_path(environ)),
                        environ=child_environment(environ, token))
 
 
-def packages_directory(environ: Mapping[str, str]) -> Path:
-    """Where PyGithub goes on demand: $RUNNER_TEMP (the job's own), else this user's cache
-    ($XDG_CACHE_HOME or ~/.cache); a shared temporary directory would let another user
-    plant a package there (github.on_demand checks whose the directory is)."""
-    if environ.get("RUNNER_TEMP"):
-        return Path(environ["RUNNER_TEMP"])
+def packages_directories(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """Where PyGithub may go on demand, in order: $RUNNER_TEMP (the job's own), this user's
+    cache ($XDG_CACHE_HOME or ~/.cache). A shared temporary directory would let another user
+    plant a package there; github.on_demand takes the first that is this user's alone."""
     cache = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or "~").expanduser()
                                                  / ".cache")
-    return Path(cache) / "rocm-deps"
+    runner_temp = (Path(environ["RUNNER_TEMP"]),) if environ.get("RUNNER_TEMP") else ()
+    return (*runner_temp, Path(cache) / "rocm-deps")
 
 
 def absolute_search_path(environ: Mapping[str, str]) -> str:

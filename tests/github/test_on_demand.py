@@ -77,7 +77,7 @@ def test_a_token_installs_pygithub_once_into_runner_temp(
     assert first.stderr.count("rocm-deps: installing PyGithub") == 1
     echoed = next(line for line in first.stderr.splitlines() if "--require-hashes" in line)
     assert echoed.startswith(f"+ {path / 'uv'} pip install" if installer == "uv"
-                             else f"+ {sys.executable} -m pip install")
+                             else f"+ {sys.executable} -I -m pip install")
     assert echoed.endswith(f"--require-hashes --no-deps -r {on_demand.REQUIREMENTS}")
     second = bare_resolve(event, github, runner_temp, path)  # a later step of the job
     assert second.returncode == 0, second.stderr[-3000:]
@@ -101,9 +101,10 @@ def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: Event
 
 
 def plant(directory: Path, ran: Path) -> None:
-    """A PyGithub that is not: importing it leaves `ran` behind."""
-    (directory / "github").mkdir(parents=True)
-    (directory / "github" / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    """A PyGithub (and the requests it needs) that is not: importing it leaves `ran` behind."""
+    for package in ("github", "requests"):
+        (directory / package).mkdir(parents=True)
+        (directory / package / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
     (directory / on_demand.READY).write_text("")
 
 
@@ -139,3 +140,25 @@ def test_a_directory_others_can_write_is_never_imported(tmp_path: Path, write_ev
     assert result.returncode == 1, result.stderr[-2000:]
     assert f"{planted} can be written by other users (mode 777)" in result.stderr
     assert not ran.exists()
+
+
+def test_a_runner_temp_others_can_write_falls_back_to_this_users_cache(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    runner_temp, cache = tmp_path / "runner-temp", tmp_path / "cache"
+    runner_temp.mkdir()
+    planted, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
+    plant(planted, ran)
+    planted.chmod(0o777)
+    # This user's own copy (0700, made here): importing it leaves `own` behind.
+    own_dir, own = on_demand.private_directory(cache / "rocm-deps"), tmp_path / "own-copy-ran"
+    (cache / "rocm-deps").mkdir(parents=True, mode=0o700)
+    own_dir.mkdir(mode=0o700)
+    plant(own_dir, own)
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
+                          tmp_path / "bin")
+    assert (f"rocm-deps: not using {planted}: {planted} can be written by other users "
+            f"(mode 777); using {own_dir}") in result.stderr
+    assert own.exists() and not ran.exists(), result.stderr[-2000:]

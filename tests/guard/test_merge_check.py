@@ -234,3 +234,14 @@ def test_the_action_passes_policy_to_merge_check_only() -> None:
     with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check` "
                                          "only; remove it from the resolve step"):
         read_inputs({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})
+
+
+def test_a_squash_of_a_pull_request_titled_like_a_merge_is_read_by_its_suffix(
+        merge_check: MergeCheck, github: FakeGitHub) -> None:
+    # #12's own title reads like a merge commit's; the squash suffix is what names it.
+    github.repository("radixark/miles").comparisons[f"{BASE}...{HEAD}"] = [
+        "Merge pull request #11 from radixark/fix",
+        "Merge pull request #7 from radixark/old-branch (#12)"]
+    result = merge_check(payload=GROUP, event="merge_group")
+    assert report_of(result)["pulls"] == [11, 12]
+    assert "cannot all be identified" not in result.stderr

@@ -19,7 +19,7 @@ def run(settings: InstallSettings, runner: Runner) -> int:
     if overrides is None:
         api = settings.resolve.api
         if api.token:
-            ensure_github(api.packages_dir, api.uv, api.environ, runner)
+            ensure_github(api.packages_dirs, api.uv, api.environ, runner)
         resolved = resolve(settings.resolve)
         resolve_report.annotate(resolved, runner)
         runner.add_summary(resolve_report.summary(resolved, settings.config))

@@ -14,7 +14,7 @@ from rocm_deps.settings import MergeCheckSettings
 
 def run(settings: MergeCheckSettings, runner: Runner) -> int:
     if settings.api.token:
-        ensure_github(settings.api.packages_dir, settings.api.uv, settings.api.environ, runner)
+        ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     report = check(settings)
     merge_check_report.annotate(report, runner)
     publish(runner, {"report": compact_json(report.to_json())},

@@ -14,7 +14,7 @@ from rocm_deps.settings import ResolveSettings
 def run(settings: ResolveSettings, runner: Runner) -> int:
     """Annotations, outputs, summary and the stdout report; returns the exit code."""
     if settings.api.token:
-        ensure_github(settings.api.packages_dir, settings.api.uv, settings.api.environ, runner)
+        ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     report = resolve(settings)
     config = settings.config
     resolve_report.annotate(report, runner)

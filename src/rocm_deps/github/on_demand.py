@@ -16,7 +16,7 @@ import importlib.util
 import os
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rocm_deps import process
@@ -34,26 +34,45 @@ def private_directory(base: Path) -> Path:
 
 
 def install_command(target: Path, uv: str | None) -> list[str]:
+    # Run in `target` (never the workspace, the checked-out pull request): uv without its
+    # configuration files, pip isolated (-I), so nothing there chooses the index or the code.
     if uv is not None:
-        return [uv, "pip", "install", "--quiet", "--python", sys.executable, "--target",
-                str(target), "--require-hashes", "--no-deps", "-r", str(REQUIREMENTS)]
+        return [uv, "pip", "install", "--no-config", "--quiet", "--python", sys.executable,
+                "--target", str(target), "--require-hashes", "--no-deps", "-r",
+                str(REQUIREMENTS)]
     # --no-compile: Python compiles what it imports, a few modules, not the whole closure.
-    return [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+    return [sys.executable, "-I", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
             "--no-input", "--no-compile", "--target", str(target), "--require-hashes",
             "--no-deps", "-r", str(REQUIREMENTS)]
 
 
-def ensure_github(packages_dir: Path, uv: str | None, environ: Mapping[str, str],
+def ensure_github(packages_dirs: Sequence[Path], uv: str | None, environ: Mapping[str, str],
                   runner: Runner) -> None:
     """Make `import github` work: as it is, from the private directory, or after installing
-    the pinned closure there. `environ` is the installer's (without the token)."""
+    the pinned closure there. The first of `packages_dirs` that is this user's alone is
+    used ($RUNNER_TEMP, else this user's cache: in a `container:` job the runner's
+    temporary directory belongs to the host's user). `environ` is the installer's (without
+    the token)."""
     if importlib.util.find_spec("github") is not None:
         return
-    target = private_directory(packages_dir)
-    _make_private(packages_dir, target)
+    problems = []
+    for base in packages_dirs:
+        target = private_directory(base)
+        problem = _make_private(base, target)
+        if problem is None:
+            break
+        problems.append(f"{target}: {problem}")
+    else:
+        raise FatalError(f"refusing to import PyGithub from {'; nor from '.join(problems)}. "
+                         f"Another user could have put code there that would run with the "
+                         f"token. Remove it, or point RUNNER_TEMP (or XDG_CACHE_HOME) at a "
+                         f"directory only this user can write.", title="rocm-deps: PyGithub")
+    if problems:
+        runner.info(f"rocm-deps: not using {'; nor '.join(problems)}; using {target}")
     if not (target / READY).exists():
         runner.info(f"rocm-deps: installing PyGithub (pinned, hash-checked) into {target}")
-        result = process.run(install_command(target, uv), runner, env=environ, capture=False)
+        result = process.run(install_command(target, uv), runner, cwd=target, env=environ,
+                             capture=False)
         if not result.ok:
             raise FatalError(
                 f"could not install PyGithub into {target} (exit code {result.returncode}; "
@@ -62,29 +81,41 @@ def ensure_github(packages_dir: Path, uv: str | None, environ: Mapping[str, str]
                 f"{'uv' if uv else 'pip for ' + sys.executable} to install it. Without a "
                 f"token no package is needed.", title="rocm-deps: PyGithub")
         (target / READY).write_text("")
-    sys.path.insert(0, str(target))
+    sys.path.append(str(target))  # after the standard library and the tool's own source
     importlib.invalidate_caches()
 
 
-def _make_private(base: Path, target: Path) -> None:
-    """Create `target` for this user alone (0700), or check that the one found is: a
-    directory another user owns or can write could hold code planted to run with the token."""
+def _make_private(base: Path, target: Path) -> str | None:
+    """Create `target` for this user alone (0700), or check that the one found is; why it is
+    not, or None. A directory another user owns or can write, or below one, could hold code
+    planted to run with the token."""
     try:
         base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot create {base}: {error.strerror or error}"
+    problem = _above(base) or _not_private(base, shared_ok=True)
+    if problem:
+        return problem
+    try:
         target.mkdir(mode=0o700)
     except FileExistsError:
         pass
     except OSError as error:
-        raise FatalError(f"cannot create {target} for PyGithub: {error.strerror or error}",
-                         title="rocm-deps: PyGithub") from None
-    for directory, shared_ok in ((base, True), (target, False)):
-        problem = _not_private(directory, shared_ok)
-        if problem:
-            raise FatalError(
-                f"refusing to import PyGithub from {target}: {problem}. Another user could have "
-                f"put code there that would run with the token. Remove it, or point "
-                f"RUNNER_TEMP (or XDG_CACHE_HOME) at a directory only this user can write.",
-                title="rocm-deps: PyGithub")
+        return f"cannot create it: {error.strerror or error}"
+    return _not_private(target, shared_ok=False)
+
+
+def _above(base: Path) -> str | None:
+    """Why a directory above `base` would let another user swap what is below it: one that
+    belongs to another user (root excepted), or others can write without the sticky bit."""
+    for directory in base.resolve().parents:
+        status = directory.stat()
+        if status.st_uid not in (0, os.getuid()):
+            return f"{directory} above it belongs to user id {status.st_uid}"
+        if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not status.st_mode & stat.S_ISVTX:
+            return (f"{directory} above it can be written by other users (mode "
+                    f"{stat.S_IMODE(status.st_mode):o})")
+    return None
 
 
 def _not_private(directory: Path, shared_ok: bool) -> str | None:

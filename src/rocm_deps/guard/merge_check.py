@@ -34,8 +34,8 @@ QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9
 # How GitHub writes the pull request a queue commit merges into its title: a merge commit,
 # or a squash commit's suffix. Only the queue branch's first parents are read this way: the
 # merged branches' own commits may carry any title (a cherry-picked `Revert x (#50)`).
-MERGED_PR = re.compile(r"^Merge pull request #(?P<merge>[0-9]{1,9}) from \S|"
-                       r"\(#(?P<squash>[0-9]{1,9})\)$")
+MERGED_PR = re.compile(r"Merge pull request #(?P<merge>[0-9]{1,9}) from \S+|"
+                       r".*\(#(?P<squash>[0-9]{1,9})\)")
 MAX_GROUP = 100  # a merge group holds at most 100 pull requests (GitHub's limit)
 
 
@@ -146,7 +146,8 @@ def _group_pulls(api: GitHubApi, repository: str,
     numbers: list[int] = []
     unnamed, current = 0, by_sha.get(head.lower())
     while current is not None:
-        found = MERGED_PR.search(current.message.split("\n", 1)[0])
+        # The whole title: a squash of a PR titled "Merge pull request #7 from x/y" is #41's.
+        found = MERGED_PR.fullmatch(current.message.split("\n", 1)[0])
         if found is None:
             unnamed += 1
         else:

@@ -9,12 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-# Variables an earlier step (or the checked-out pull request, through $GITHUB_ENV) could set
-# to run its own code inside pip or a build backend. pip runs without them, and with -I, so
-# the working directory (the workspace) cannot shadow a module either.
-UNSAFE_PYTHON_VARIABLES = frozenset({"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
-                                     "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONBREAKPOINT",
-                                     "PYTHONEXECUTABLE"})
+from rocm_deps.config import UNSAFE_PYTHON_VARIABLES
 
 PIP_ENVIRONMENT = {
     "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"
@@ -29,6 +24,9 @@ def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str])
 
 
 def pip_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """Without the variables an earlier step (or the checked-out pull request, through
+    $GITHUB_ENV) could set to run its own code inside pip or a build backend; pip also runs
+    with -I, so the working directory cannot shadow a module either."""
     safe = {key: value for key, value in environ.items() if key not in UNSAFE_PYTHON_VARIABLES}
     return {**safe, **PIP_ENVIRONMENT}
 
