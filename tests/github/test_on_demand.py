@@ -162,3 +162,19 @@ def test_a_runner_temp_others_can_write_falls_back_to_this_users_cache(
     assert (f"rocm-deps: not using {planted}: {planted} can be written by other users "
             f"(mode 777); using {own_dir}") in result.stderr
     assert own.exists() and not ran.exists(), result.stderr[-2000:]
+
+
+def test_a_runner_temp_below_a_directory_others_can_write_is_refused(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub) -> None:
+    # Whoever can write `open` can rename runner-temp away and put their own in its place.
+    open_dir = tmp_path / "open"
+    runner_temp = open_dir / "runner-temp"
+    runner_temp.mkdir(parents=True, mode=0o700)
+    open_dir.chmod(0o777)
+    (tmp_path / "bin").mkdir()
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
+                          tmp_path / "bin")
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert (f"refusing to import PyGithub from {on_demand.private_directory(runner_temp)}: "
+            f"{open_dir} above it can be written by other users (mode 777)") in result.stderr
+    assert list(runner_temp.iterdir()) == []
