@@ -21,7 +21,17 @@ in a freshly started container. Per case, whole-process medians of:
 and the version the target interpreter reports afterwards, beside what a fresh full clone at
 that commit computes.
 
+With --origin (a bare clone of a real repository, such as radixark/Megatron-LM) the world is
+that history instead: the baked clone holds exactly the history of `--branch` as it was
+`--behind` first-parent commits ago (as an image built then would), the case is the branch's
+tip, and `--patch` (such as Miles' docker/amd_patch/latest/megatron.patch) is applied by both
+sides. No pip install on either side there (a real build would measure the compiler), so the
+figures are the git part; --fetch-filter sets the tool's `fetch-filter`.
+
 Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json] [--tool EXE]
+       python benchmarks/install_bench.py --origin BARE --branch B --patch FILE
+                                          [--behind N] [--fetch-filter blob:none]
+       (--patch is optional with --origin)
 """
 
 from __future__ import annotations
@@ -60,6 +70,15 @@ git log --oneline -1
 """
 VERSION = "import importlib.metadata as m; print(m.version('bench'))"
 CASES = {"recent": "refs/pull/1/head", "old-base": "refs/pull/2/head"}
+INLINE_REAL = """set -e
+cd "$BAKED"
+git reset --hard HEAD
+git clean -fd
+git fetch origin "$REF"
+git checkout -f FETCH_HEAD
+git log --oneline -1
+if [ -n "$PATCH" ]; then git apply "$PATCH"; fi
+"""
 
 
 def module_text(index: int, revision: int) -> str:
@@ -144,6 +163,33 @@ def build_world(root: Path, env: dict[str, str], url: str) -> tuple[Path, dict[s
     return template, heads
 
 
+def build_real_world(root: Path, env: dict[str, str], url: str, source: Path, branch: str,
+                     behind: int) -> tuple[Path, dict[str, str]]:
+    """A shared bare clone of `source` as the origin; the baked clone fetched only the
+    branch's history as of `behind` first-parent commits ago (what an image built then holds)."""
+    origin = root / "origins" / "bench"
+    run(["git", "clone", "-q", "--bare", "--shared", str(source), str(origin)], env)
+    for key in ("uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
+        run(["git", "-C", str(origin), "config", key, "true"], env)
+    baked = run(["git", "-C", str(origin), "rev-parse", f"{branch}~{behind}"], env)
+    template = root / "baked-template"
+    run(["git", "init", "-q", str(template)], env)
+    run(["git", "-C", str(template), "remote", "add", "origin", url], env)
+    run(["git", "-C", str(template), "fetch", "-q", "origin", f"{baked}:refs/heads/main"], env)
+    run(["git", "-C", str(template), "checkout", "-q", "--detach", baked], env)
+    return template, {branch: run(["git", "-C", str(origin), "rev-parse", branch], env)}
+
+
+def patched_commit(clone: Path, patch: Path | None, env: dict[str, str]) -> str:
+    """With --origin, what stands for the version: the commit, and whether the patch is in."""
+    head = run(["git", "-C", str(clone), "rev-parse", "HEAD"], env)
+    if patch is None:
+        return head
+    reverse = subprocess.run(["git", "-C", str(clone), "apply", "--check", "-R", str(patch)],
+                             env=env, capture_output=True)
+    return f"{head} {'patched' if reverse.returncode == 0 else 'unpatched'}"
+
+
 def oracle_version(origin: Path, commit: str, python: str, root: Path,
                    env: dict[str, str]) -> str:
     """What setuptools-scm computes in a fresh full clone at `commit`."""
@@ -170,7 +216,14 @@ def main() -> int:
                         help="give install the PR head SHA, as resolve does with a token")
     parser.add_argument("--tool", help="the rocm-deps executable to measure (default: the one "
                                        "next to this interpreter)")
+    parser.add_argument("--origin", type=Path, help="a bare clone of a real repository")
+    parser.add_argument("--branch", default="main", help="with --origin: the branch to move to")
+    parser.add_argument("--behind", type=int, default=BEHIND, help="with --origin: how far the "
+                                                                   "baked clone is behind")
+    parser.add_argument("--patch", type=Path, help="with --origin: the patch both sides apply")
+    parser.add_argument("--fetch-filter", default="", choices=["", "blob:none"])
     arguments = parser.parse_args()
+    real = arguments.origin is not None
     tool = arguments.tool or shutil.which("rocm-deps", path=str(Path(sys.executable).parent))
     env = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
     env.update(sandbox.IDENTITY)
@@ -184,14 +237,29 @@ def main() -> int:
         (root / "origins").mkdir()
         with git_daemon(root / "origins") as port, Proxy(port) as proxy:
             url = f"git://127.0.0.1:{proxy.port}/bench"
-            template, heads = build_world(root, env, url)
             baked = root / "baked"
             config = root / "rocm-deps.toml"
-            config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
-                              f'path = "{baked}"\ninstall-dir = "."\n'
-                              f'[install]\nworkspace-install = false\n'
-                              f'pip-args = ["--no-build-isolation"]\n')
-            for case, ref in CASES.items():
+            if real:
+                template, heads = build_real_world(root, env, url, arguments.origin.resolve(),
+                                                   arguments.branch, arguments.behind)
+                cases = {arguments.branch: arguments.branch}
+                patch = root / "dependency.patch" if arguments.patch else None
+                if patch:
+                    shutil.copy(arguments.patch, patch)
+                config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
+                                  f'path = "{baked}"\ninstall-dir = ""\n'
+                                  f'patches = {json.dumps([patch.name] if patch else [])}\n'
+                                  f'fetch-filter = "{arguments.fetch_filter}"\n'
+                                  f'[install]\nworkspace-install = false\n')
+            else:
+                template, heads = build_world(root, env, url)
+                cases = CASES
+                config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
+                                  f'path = "{baked}"\ninstall-dir = "."\n'
+                                  f'fetch-filter = "{arguments.fetch_filter}"\n'
+                                  f'[install]\nworkspace-install = false\n'
+                                  f'pip-args = ["--no-build-isolation"]\n')
+            for case, ref in cases.items():
                 sha = heads[case] if arguments.pinned else None
                 overrides = json.dumps({"bench": {"ref": ref, "sha": sha}})
                 command = [str(tool), "install", "--config", str(config), "--overrides",
@@ -204,11 +272,13 @@ def main() -> int:
                         shutil.rmtree(baked, ignore_errors=True)
                         shutil.copytree(template, baked, symlinks=True)  # cold index
                         before = proxy.bytes_to_client
-                        samples[kind].append(timed(["bash", "-c", INLINE], {
-                            **env, "BAKED": str(baked), "REF": ref, "TARGET_PYTHON": python})
+                        samples[kind].append(timed(["bash", "-c", INLINE_REAL if real else INLINE], {
+                            **env, "BAKED": str(baked), "REF": ref, "TARGET_PYTHON": python,
+                            "PATCH": str(patch) if real and patch else ""})
                             if kind == "inline" else timed(command, env))
                         received[kind].append(proxy.bytes_to_client - before)
-                        versions[kind] = run([python, "-c", VERSION], env)
+                        versions[kind] = (patched_commit(baked, patch, env)
+                                          if real else run([python, "-c", VERSION], env))
                     before = proxy.bytes_to_client
                     samples["rerun"].append(timed(command, env))
                     received["rerun"].append(proxy.bytes_to_client - before)
@@ -220,15 +290,22 @@ def main() -> int:
                                                     3),
                            "version": versions.get(kind, versions["first"])}
                     for kind in kinds}
-                results[case]["oracle"] = {"version": oracle_version(
-                    root / "origins" / "bench", heads[case], python, root, env)}
+                results[case]["oracle"] = {"version": (f"{heads[case]}{' patched' if patch else ''}") if real
+                                           else oracle_version(root / "origins" / "bench",
+                                                               heads[case], python, root, env)}
     if arguments.json:
         print(json.dumps(results, indent=2))
         return 0
     labels = {"inline": "(a) inline bash", "first": "(b) rocm-deps install, first run",
               "rerun": "(c) rocm-deps install, re-run"}
-    print(f"origin: {COMMITS} commits, {FILES} files, a release every {RELEASE_EVERY}; baked "
-          f"clone complete, {BEHIND} behind; fresh copy (cold index) per run; median of "
+    world = (f"origin: {arguments.origin.name} {arguments.branch}, baked clone "
+             f"{arguments.behind} first-parent commits behind, patch "
+             f"{arguments.patch.name if arguments.patch else 'none'}, "
+             f"no pip" if real else
+             f"origin: {COMMITS} commits, {FILES} files, a release every {RELEASE_EVERY}; baked "
+             f"clone complete, {BEHIND} behind")
+    print(f"{world}; fetch-filter {arguments.fetch_filter!r}; fresh copy (cold index) per run; "
+          f"median of "
           f"{arguments.runs} runs; overrides "
           f"{'pinned to the SHA' if arguments.pinned else 'by ref only (no token)'}")
     print("| PR | run | median | bytes received | vs (a) | version installed |")

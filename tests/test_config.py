@@ -108,6 +108,8 @@ pip-args = ["--no-build-isolation"]
      "dependencies.sglang.pip-env.A B: expected a table of strings"),
     ('[dependencies.sglang]\npip-env = {X = 1}\n',
      "dependencies.sglang.pip-env.X: expected a table of strings"),
+    ('[dependencies.sglang]\nfetch-filter = "tree:0"\n',
+     "dependencies.sglang.fetch-filter: expected \"blob:none\" or \"\", got 'tree:0'"),
     ('[dependencies.sglang]\npip-env = {PATH = "/tmp/planted"}\n',
      "dependencies.sglang.pip-env.PATH: not allowed: PATH and the PYTHON* variables"),
     ('[dependencies.sglang]\npip-env = {pythonpath = "."}\n',
@@ -120,7 +122,7 @@ pip-args = ["--no-build-isolation"]
         "unknown-top-level", "lock-file-type", "bad-toml", "nan", "inf", "zero-attempts",
         "huge-attempts", "infinite-rate-limit-wait", "zero-timeout", "local-changes-enum",
         "prepare-string", "prepare-empty-argv", "pip-env-name", "pip-env-value",
-        "pip-env-path", "pip-env-pythonpath-any-case",
+        "fetch-filter-other", "pip-env-path", "pip-env-pythonpath-any-case",
         "rebuild-path-outside"])
 def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, text)

@@ -29,6 +29,7 @@ REPOSITORY = re.compile(REPOSITORY_NAME)
 MAX_FETCH_DEPTH = 1_000_000
 OnMissingTarget = Literal["fail", "skip"]
 TagPolicy = Literal["all", "reachable", "none"]
+FetchFilter = Literal["", "blob:none"]  # "": every object; "blob:none": a partial fetch
 RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
 LocalChangesPolicy = Literal["discard", "reapply"]
 
@@ -76,6 +77,7 @@ class DependencyConfig:
     default: str | None = None
     fetch_depth: int = 0  # 0: full history (never make a complete clone shallow)
     tags: TagPolicy = "all"  # the tags fetched with the ref (see install.git.Git.fetch)
+    fetch_filter: FetchFilter = ""  # "blob:none": commits and trees now, file contents lazily
     recipe: RecipeName | None = None  # the image build's edits, redone (install.recipe)
     on_missing_target: OnMissingTarget = "fail"
     local_changes: LocalChangesPolicy = "discard"  # or "reapply": replay the image's tracked edits
@@ -136,6 +138,7 @@ _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "default": (str, "a string (a ref used when nothing names one)"),
     "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
     "tags": (str, "\"all\", \"reachable\" or \"none\""),
+    "fetch-filter": (str, "\"blob:none\" or \"\""),
     "recipe": (str, "\"sglang-rocm\", or \"\" for none"),
     "on-missing-target": (str, "\"fail\" or \"skip\""),
     "local-changes": (str, "\"discard\" or \"reapply\""),
@@ -309,6 +312,10 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     tags = values.get("tags", "all")
     if tags not in get_args(TagPolicy):
         raise fail(f"{where}.tags", f"expected \"all\", \"reachable\" or \"none\", got {tags!r}")
+    fetch_filter = values.get("fetch-filter", "")
+    if fetch_filter not in get_args(FetchFilter):
+        raise fail(f"{where}.fetch-filter", f"expected \"blob:none\" or \"\", got "
+                                           f"{fetch_filter!r}")
     recipe = values.get("recipe") or None
     if recipe is not None and recipe not in get_args(RecipeName):
         raise fail(f"{where}.recipe", f"expected \"sglang-rocm\" or \"\", got {recipe!r}")
@@ -340,6 +347,7 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
         default=values.get("default") or None,
         fetch_depth=fetch_depth,
         tags=tags,
+        fetch_filter=fetch_filter,
         recipe=recipe,
         on_missing_target=on_missing,
         local_changes=local_changes,

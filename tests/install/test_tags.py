@@ -79,3 +79,44 @@ def test_fewer_tags_when_configured(cli: Cli, box: Sandbox, tags: str, argument:
     assert fetch.endswith("-- +refs/pull/101/head:refs/rocm-deps/fetched")
     assert (argument in fetch.split()) if argument else ("--no-tags" not in fetch)
     assert ("v0.3.1" in git(box.baked["sglang"], "tag").split()) is has_release
+
+
+def missing_objects(clone: Path, *revisions: str) -> set[str]:
+    """Objects the clone's history names but does not hold (rev-list never fetches them)."""
+    listed = git(clone, "rev-list", "--objects", "--missing=print", *revisions).splitlines()
+    return {line[1:] for line in listed if line.startswith("?")}
+
+
+def test_a_partial_fetch_keeps_history_tags_and_version_and_leaves_old_contents_behind(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    origin, clone = box.origins["sglang"], box.baked["sglang"]
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    configure(box, 'fetch-filter = "blob:none"')
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    [fetch] = [line for line in result.stderr.splitlines()
+               if line.startswith("+ git") and " fetch " in line]
+    assert "--filter=blob:none" in fetch.split()
+    assert git(clone, "config", "remote.origin.promisor") == "true"
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "false"
+    head = box.commits["sglang"]["pr"]
+    assert git(clone, "rev-parse", "HEAD") == head
+    # History complete: every commit the origin has for it, and every tag.
+    assert git(clone, "rev-list", "--count", head) == git(origin, "rev-list", "--count", head)
+    assert set(git(clone, "tag").split()) == set(git(origin, "tag").split())
+    # The commit under test is all there; contents only older commits had were not fetched.
+    assert missing_objects(clone, "HEAD^{tree}") == set()
+    assert missing_objects(clone, "--all") != set()
+    assert sglang_describe(clone) == sglang_describe(fresh_clone(box, head, tmp_path))
+    assert "does not serve partial fetches" not in result.stderr
+
+
+def test_a_server_without_filters_gets_a_full_fetch_and_a_notice(cli: Cli, box: Sandbox) -> None:
+    configure(box, 'fetch-filter = "blob:none"')  # the origin does not allow filters
+    result = install(cli, box)
+    assert result.code == 0, result.stderr
+    assert ("::notice title=rocm-deps%3A fetch-filter::the server does not serve partial "
+            "fetches (git: filtering not recognized by server): everything was fetched, as "
+            "without `fetch-filter`") in result.stderr
+    assert missing_objects(box.baked["sglang"], "--all") == set()
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == box.commits["sglang"]["pr"]

@@ -15,7 +15,7 @@ def fetch(context: Context, job: Job) -> None:
         depth = 1  # deepening a shallow clone to full history is not what it was made for
     try:
         job.report.fetch_attempts = git.fetch(dependency.remote, target, depth, dependency.tags,
-                                              context.retry)
+                                              dependency.fetch_filter, context.retry)
     except GitError as error:
         url = git.remote_url(dependency.remote) or "(no such remote)"
         stderr = error.result.stderr if error.result else ""

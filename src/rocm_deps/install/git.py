@@ -17,7 +17,7 @@ from pathlib import Path
 from time import sleep
 
 from rocm_deps import process
-from rocm_deps.config import TagPolicy
+from rocm_deps.config import FetchFilter, TagPolicy
 from rocm_deps.contract import LocalChanges
 from rocm_deps.github.runner import Runner
 from rocm_deps.process import Result
@@ -55,6 +55,8 @@ PERMANENT_FETCH_FAILURES = (
 # Where `fetch` stores what it fetched (outside refs/heads and refs/tags: no branch or tag
 # of the clone is touched).
 FETCHED_REF = "refs/rocm-deps/fetched"
+# What git says, and then fetches everything, when the server does not support --filter.
+FILTER_IGNORED = "filtering not recognized by server"
 
 
 class GitError(Exception):
@@ -252,7 +254,7 @@ class Git:
     # ---- network ----
 
     def fetch(self, remote: str, target: str, depth: int, tags: TagPolicy,
-              retry: RetryPolicy) -> int:
+              fetch_filter: FetchFilter, retry: RetryPolicy) -> int:
         """Fetch `target` (a ref or a SHA) and tags; returns the attempts used.
 
         `depth` 0 fetches the whole history: negotiation sends only the missing objects, and
@@ -260,13 +262,16 @@ class Git:
         the remote: SGLang's version script takes the highest `v*` tag on any branch, because
         its releases are tagged on release branches. "reachable" fetches the tags that point
         into the target's history (storing it under FETCHED_REF is what makes git follow
-        them), "none" no tag."""
+        them), "none" no tag. `fetch_filter` "blob:none" fetches commits and trees only: the
+        clone becomes a partial clone, still complete in history, and git downloads a file's
+        contents from `remote` when a command first needs them (checkout: the new commit's)."""
         depth_args = (f"--depth={depth}",) if depth >= 1 else ()
+        filter_args = (f"--filter={fetch_filter}",) if fetch_filter else ()
         tag_args = ("--no-tags",) if tags == "none" else ()
         refspecs = (f"+{target}:{FETCHED_REF}",) + (
             ("+refs/tags/*:refs/tags/*",) if tags == "all" else ())
         args = ("-c", "protocol.version=2", "fetch", "--no-recurse-submodules", *depth_args,
-                *tag_args, remote, "--", *refspecs)
+                *filter_args, *tag_args, remote, "--", *refspecs)
         return self.with_retries(args, retry)
 
     def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:
@@ -276,6 +281,10 @@ class Git:
         for attempt in range(1, retry.attempts + 1):
             result = self.run(*args)
             if result.ok:
+                if FILTER_IGNORED in result.stderr:
+                    self.runner.notice("the server does not serve partial fetches (git: "
+                                       f"{FILTER_IGNORED}): everything was fetched, as without "
+                                       "`fetch-filter`", title="rocm-deps: fetch-filter")
                 return attempt
             if result.stderr:
                 self.runner.info(result.stderr.rstrip())
