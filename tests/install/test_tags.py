@@ -112,7 +112,8 @@ def test_a_partial_fetch_keeps_history_tags_and_version_and_leaves_old_contents_
 
 
 def test_a_server_without_filters_gets_a_full_fetch_and_a_notice(cli: Cli, box: Sandbox) -> None:
-    configure(box, 'fetch-filter = "blob:none"')  # the origin does not allow filters
+    git(box.origins["sglang"], "config", "uploadpack.allowFilter", "false")
+    configure(box, 'fetch-filter = "blob:none"')
     result = install(cli, box)
     assert result.code == 0, result.stderr
     assert ("::notice title=rocm-deps%3A fetch-filter::the server does not serve partial "

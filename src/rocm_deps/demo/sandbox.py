@@ -91,6 +91,7 @@ class Builder:
         origin = root / "origins" / dependency.name
         origin.mkdir(parents=True)
         self.git(origin, "init", "-q", "-b", "main")
+        self.git(origin, "config", "uploadpack.allowFilter", "true")  # as GitHub serves
         static = "0.1.0" if dependency.versioning == "static" else None
         write_package(origin, dependency.package, static)
         write_files(origin, dependency.files)
