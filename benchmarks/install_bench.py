@@ -59,26 +59,19 @@ from tests.gitserver import Proxy, git_daemon  # noqa: E402
 FILES, COMMITS, BEHIND, RELEASE_EVERY, OLD_BASE = 2000, 3000, 500, 500, 800
 PACKAGE = Package("bench", "bench", ".")  # versioned from git tags, as SGLang is
 PIP_ARGS = ["--no-deps", "--no-build-isolation"]  # the build requirement is provided
-INLINE = f"""set -e
+INLINE_GIT = """set -e
 cd "$BAKED"
 git reset --hard HEAD
 git clean -fd
 git fetch origin "$REF"
 git checkout -f FETCH_HEAD
 git log --oneline -1
-"$TARGET_PYTHON" -m pip install -e . {" ".join(PIP_ARGS)}
 """
+INLINE = INLINE_GIT + f'"$TARGET_PYTHON" -m pip install -e . {" ".join(PIP_ARGS)}\n'
+# With --origin: no pip (see above); the ROCm patch, as Miles' workflow applies it.
+INLINE_REAL = INLINE_GIT + 'if [ -n "$PATCH" ]; then git apply "$PATCH"; fi\n'
 VERSION = "import importlib.metadata as m; print(m.version('bench'))"
 CASES = {"recent": "refs/pull/1/head", "old-base": "refs/pull/2/head"}
-INLINE_REAL = """set -e
-cd "$BAKED"
-git reset --hard HEAD
-git clean -fd
-git fetch origin "$REF"
-git checkout -f FETCH_HEAD
-git log --oneline -1
-if [ -n "$PATCH" ]; then git apply "$PATCH"; fi
-"""
 
 
 def module_text(index: int, revision: int) -> str:
