@@ -112,10 +112,17 @@ def _above(base: Path) -> str | None:
         status = directory.stat()
         if status.st_uid not in (0, os.getuid()):
             return f"{directory} above it belongs to user id {status.st_uid}"
-        if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not status.st_mode & stat.S_ISVTX:
+        if _others_can_write(status, sticky_ok=True):
             return (f"{directory} above it can be written by other users (mode "
                     f"{stat.S_IMODE(status.st_mode):o})")
     return None
+
+
+def _others_can_write(status: os.stat_result, sticky_ok: bool) -> bool:
+    """Group or others can write; in a sticky directory (as /tmp) they cannot replace or
+    rename what another user made there, so that is fine when `sticky_ok`."""
+    shared = bool(status.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    return shared and not (sticky_ok and status.st_mode & stat.S_ISVTX)
 
 
 def _not_private(directory: Path, shared_ok: bool) -> str | None:
@@ -126,7 +133,6 @@ def _not_private(directory: Path, shared_ok: bool) -> str | None:
         return f"{directory} is not a plain directory"
     if status.st_uid != os.getuid():
         return f"{directory} belongs to user id {status.st_uid}, not to this user ({os.getuid()})"
-    writable_by_others = status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    if writable_by_others and not (shared_ok and status.st_mode & stat.S_ISVTX):
+    if _others_can_write(status, sticky_ok=shared_ok):
         return f"{directory} can be written by other users (mode {stat.S_IMODE(status.st_mode):o})"
     return None

@@ -248,8 +248,9 @@ class Git:
         """Check out every submodule at the recorded commit; --force discards edits made
         inside a submodule, which the reset before checkout does not reach (they would
         otherwise stop the checkout)."""
-        return self.with_retries(("submodule", "update", "--init", "--recursive", "--force"),
-                                 retry)
+        attempts, _ = self.with_retries(("submodule", "update", "--init", "--recursive",
+                                         "--force"), retry)
+        return attempts
 
     # ---- network ----
 
@@ -272,20 +273,22 @@ class Git:
             ("+refs/tags/*:refs/tags/*",) if tags == "all" else ())
         args = ("-c", "protocol.version=2", "fetch", "--no-recurse-submodules", *depth_args,
                 *filter_args, *tag_args, remote, "--", *refspecs)
-        return self.with_retries(args, retry)
+        attempts, stderr = self.with_retries(args, retry)
+        if fetch_filter and FILTER_IGNORED in stderr:
+            self.runner.notice(f"the server does not serve partial fetches (git: "
+                               f"{FILTER_IGNORED}): everything was fetched, as without "
+                               f"`fetch-filter`", title="rocm-deps: fetch-filter")
+        return attempts
 
-    def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> int:
+    def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> tuple[int, str]:
+        """Run a network command until it succeeds; the attempts used and its stderr."""
         if self.dry_run:
             self.change(*args)
-            return 0
+            return 0, ""
         for attempt in range(1, retry.attempts + 1):
             result = self.run(*args)
             if result.ok:
-                if FILTER_IGNORED in result.stderr:
-                    self.runner.notice("the server does not serve partial fetches (git: "
-                                       f"{FILTER_IGNORED}): everything was fetched, as without "
-                                       "`fetch-filter`", title="rocm-deps: fetch-filter")
-                return attempt
+                return attempt, result.stderr
             if result.stderr:
                 self.runner.info(result.stderr.rstrip())
             permanent = is_permanent_fetch_failure(result.stderr)
