@@ -201,6 +201,18 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+def timed_install(argv: list[str], env: dict[str, str],
+                  phases: dict[str, list[float]]) -> float:
+    """Time an install and collect the seconds its report gives each phase."""
+    started = time.perf_counter()
+    result = subprocess.run([*argv, "--format", "json"], check=True, env=env,
+                            capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    for phase, seconds in json.loads(result.stdout)["dependencies"]["bench"]["seconds"].items():
+        phases.setdefault(phase, []).append(seconds)
+    return elapsed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
@@ -258,6 +270,7 @@ def main() -> int:
                 command = [str(tool), "install", "--config", str(config), "--overrides",
                            overrides, "--python", python, "--workspace", str(root)]
                 samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+                phases: dict[str, list[float]] = {}
                 received: dict[str, list[int]] = {kind: [] for kind in kinds}
                 versions: dict[str, str] = {}
                 for _ in range(arguments.runs):
@@ -268,7 +281,7 @@ def main() -> int:
                         samples[kind].append(timed(["bash", "-c", INLINE_REAL if real else INLINE], {
                             **env, "BAKED": str(baked), "REF": ref, "TARGET_PYTHON": python,
                             "PATCH": str(patch) if real and patch else ""})
-                            if kind == "inline" else timed(command, env))
+                            if kind == "inline" else timed_install(command, env, phases))
                         received[kind].append(proxy.bytes_to_client - before)
                         versions[kind] = (patched_commit(baked, patch, env)
                                           if real else run([python, "-c", VERSION], env))
@@ -283,6 +296,8 @@ def main() -> int:
                                                     3),
                            "version": versions.get(kind, versions["first"])}
                     for kind in kinds}
+                results[case]["first_run_phases_s"] = {
+                    phase: round(statistics.median(values), 3) for phase, values in phases.items()}
                 results[case]["oracle"] = {"version": (f"{heads[case]}{' patched' if patch else ''}") if real
                                            else oracle_version(root / "origins" / "bench",
                                                                heads[case], python, root, env)}
@@ -309,6 +324,9 @@ def main() -> int:
             print(f"| {case} | {labels[kind]} | {row['median_s']:.2f} s | "
                   f"{row['bytes_received']:,} | {row['ratio_to_inline']}x | {row['version']} |")
         print(f"| {case} | fresh full clone at that commit | | | | {rows['oracle']['version']} |")
+    for case, rows in results.items():
+        print(f"{case}, phases of (b) as its report gives them (medians): " + ", ".join(
+            f"{phase} {seconds:.2f} s" for phase, seconds in rows["first_run_phases_s"].items()))
     return 0
 
 

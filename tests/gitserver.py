@@ -13,7 +13,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 
@@ -50,9 +50,11 @@ def git_daemon(base: Path) -> Iterator[int]:
 
 
 class Proxy:
-    def __init__(self, target_port: int, *, drop_first: int = 0, stall: bool = False) -> None:
+    def __init__(self, target_port: int, *, drop_first: int = 0,
+                 drop: Collection[int] = (), stall: bool = False) -> None:
         self.target_port = target_port
         self.drop_first = drop_first
+        self.drop = drop  # connection numbers (from 1) to hang up on, beside the first ones
         self.stall = stall
         self.connections = 0
         self.bytes_to_client = 0  # what the client received: the fetch's transfer size
@@ -86,7 +88,7 @@ class Proxy:
                 return
             client.settimeout(None)
             self.connections += 1
-            if self.connections <= self.drop_first:
+            if self.connections <= self.drop_first or self.connections in self.drop:
                 hang_up(client)  # the client sees the remote end hang up
             elif self.stall:
                 self.held.append(client)  # never answer

@@ -52,8 +52,10 @@ def run(
     capture: bool = True,
     echo: bool = True,
     check: bool = False,
+    stdin: str | None = None,
 ) -> Result:
-    """Run `argv`; with `capture=False` the child's output streams straight to our stderr."""
+    """Run `argv`; with `capture=False` the child's output streams straight to our stderr.
+    `stdin`, when given, is written to the child's standard input (otherwise it reads none)."""
     if echo:
         runner.echo_command(argv)
     sink = None if capture else _file_descriptor(runner)
@@ -61,7 +63,7 @@ def run(
         list(argv),
         cwd=cwd,
         env=dict(env) if env is not None else None,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE if sink is None else sink,
         stderr=subprocess.PIPE if sink is None else sink,
         text=True,
@@ -69,7 +71,7 @@ def run(
         start_new_session=True,
     )
     try:
-        stdout, stderr = process.communicate()
+        stdout, stderr = process.communicate(stdin)
     except BaseException:
         stop_process_group(process)
         raise

@@ -79,10 +79,15 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     assert "megatron.patch: applied" in result.summary
     # Each phase is a group, every command is echoed before it runs, refs after `--`.
     assert "::group::megatron: refs/pull/202/head → refs/pull/202/head" in result.stderr
-    [fetch] = echoed(result, "fetch")
+    [fetch, contents] = echoed(result, "fetch")
     # A complete clone stays complete: no --depth, and the remote's tags come along.
-    assert fetch.endswith("fetch --no-recurse-submodules origin -- "
+    # Megatron-LM's default is a blob-less fetch: whole history, file contents only for the
+    # new commit, fetched by a retried command before checkout rather than lazily inside it.
+    assert fetch.endswith("fetch --no-recurse-submodules --filter=blob:none origin -- "
                           f"+refs/pull/202/head:refs/rocm-deps/fetched {ALL_TAGS}")
+    assert contents.endswith("fetch --no-tags --no-write-fetch-head --recurse-submodules=no "
+                             "--filter=blob:none --stdin origin")
+    assert git(megatron, "config", "remote.origin.promisor") == "true"
     assert not (megatron / ".git" / "shallow").exists()
 
 
@@ -460,7 +465,7 @@ def test_a_shallow_clone_stays_shallow_and_a_configured_depth_is_used(cli: Cli,
     assert git(megatron, "rev-parse", "--is-shallow-repository") == "true"
     result = install(cli, box, overrides(megatron="refs/pull/202/head"))
     assert result.code == 0, result.stderr
-    assert " fetch --no-recurse-submodules --depth=1 origin -- " in (
+    assert " fetch --no-recurse-submodules --depth=1 --filter=blob:none origin -- " in (
         echoed(result, "fetch")[0])
     box.config.write_text(box.config.read_text().replace(
         "[dependencies.sglang]\n", "[dependencies.sglang]\nfetch-depth = 5\n"))
@@ -666,8 +671,8 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
     plan = [line.split(f"-C {missing} ", 1)[1] for line in result.stderr.splitlines()
             if line.startswith("[dry-run] + git") and f"-C {missing} " in line]
     assert plan == ["update-index -q --refresh", "reset --hard HEAD", "clean -fd",
-                    "-c protocol.version=2 fetch --no-recurse-submodules origin -- "
-                    f"+refs/pull/202/head:refs/rocm-deps/fetched {ALL_TAGS}",
+                    "-c protocol.version=2 fetch --no-recurse-submodules --filter=blob:none "
+                    f"origin -- +refs/pull/202/head:refs/rocm-deps/fetched {ALL_TAGS}",
                     "checkout -f --detach refs/rocm-deps/fetched",
                     "submodule update --init --recursive --force",
                     f"apply --check {box.workspace / world.PATCH_LABEL}",

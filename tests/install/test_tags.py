@@ -94,9 +94,10 @@ def test_a_partial_fetch_keeps_history_tags_and_version_and_leaves_old_contents_
     configure(box, 'fetch-filter = "blob:none"')
     result = install(cli, box)
     assert result.code == 0, result.stderr
-    [fetch] = [line for line in result.stderr.splitlines()
-               if line.startswith("+ git") and " fetch " in line]
+    [fetch, contents] = [line for line in result.stderr.splitlines()
+                         if line.startswith("+ git") and " fetch " in line]
     assert "--filter=blob:none" in fetch.split()
+    assert contents.endswith(" --filter=blob:none --stdin origin")  # the new commit's, retried
     assert git(clone, "config", "remote.origin.promisor") == "true"
     assert git(clone, "rev-parse", "--is-shallow-repository") == "false"
     head = box.commits["sglang"]["pr"]

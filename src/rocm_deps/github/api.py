@@ -103,6 +103,20 @@ class CommitInfo:
 
 
 @dataclass(frozen=True)
+class IssueComment:
+    id: int
+    author: str  # the login, "" when the answer has none
+    body: str
+
+
+# A pull request's comments are read a page of 100 at a time, at most this many pages: the
+# manifest is among the first comments the bot wrote, and a thread longer than this is
+# not read to the end (the comment is then looked for in what was read).
+COMMENT_PAGES = 30
+MAX_COMMENT_ID = 2**63 - 1
+
+
+@dataclass(frozen=True)
 class Comparison:
     total: int  # commits in all; `commits` holds at most the first page of them
     commits: tuple[CommitInfo, ...]
@@ -185,6 +199,46 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def comments(self, repository: str, number: int) -> list[IssueComment]:
+        """The comments of pull request `number`, oldest first (one request per page)."""
+        what = f"the comments of pull request #{number} of {repository}"
+        url = f"/repos/{repository}/issues/{number}/comments"
+
+        def fetch() -> list[IssueComment]:
+            found: list[IssueComment] = []
+            for page in range(1, COMMENT_PAGES + 1):
+                _, raw = self.github.requester.requestJsonAndCheck(
+                    "GET", url, parameters={"per_page": 100, "page": page})
+                if not isinstance(raw, list):
+                    raise ApiError(f"the answer for {what} is not a JSON list")
+                found += [_comment(entry, what) for entry in raw]
+                if len(raw) < 100:
+                    break
+            return found
+
+        return self._call(fetch, what)
+
+    def create_comment(self, repository: str, number: int, body: str) -> IssueComment:
+        what = f"a new comment on pull request #{number} of {repository}"
+
+        def send() -> IssueComment:
+            _, raw = self.github.requester.requestJsonAndCheck(
+                "POST", f"/repos/{repository}/issues/{number}/comments", input={"body": body})
+            return _comment(raw, what)
+
+        return self._call(send, what)
+
+    def edit_comment(self, repository: str, comment_id: int, body: str) -> IssueComment:
+        what = f"comment {comment_id} of {repository}"
+
+        def send() -> IssueComment:
+            _, raw = self.github.requester.requestJsonAndCheck(
+                "PATCH", f"/repos/{repository}/issues/comments/{comment_id}",
+                input={"body": body})
+            return _comment(raw, what)
+
+        return self._call(send, what)
+
     def _call(self, fetch: Callable[[], T], what: str) -> T:
         """`fetch` with an overall deadline: a server that sends a byte every few seconds
         never trips the per-read timeout, and must still not hold the job."""
@@ -252,6 +306,17 @@ def _object(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ApiError(f"the answer for {what} is not a JSON object")
     return value
+
+
+def _comment(value: object, what: str) -> IssueComment:
+    raw = _object(value, what)
+    identifier, body, user = raw.get("id"), raw.get("body"), raw.get("user")
+    if isinstance(identifier, bool) or not isinstance(identifier, int) or not (
+            0 < identifier <= MAX_COMMENT_ID):
+        raise ApiError(f"the answer for {what} has a comment without a valid `id`")
+    login = user.get("login") if isinstance(user, dict) else None
+    return IssueComment(identifier, login if isinstance(login, str) else "",
+                        body if isinstance(body, str) else "")
 
 
 def _sha(value: object, what: str) -> str:

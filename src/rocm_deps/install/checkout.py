@@ -16,6 +16,9 @@ def fetch(context: Context, job: Job) -> None:
     try:
         job.report.fetch_attempts = git.fetch(dependency.remote, target, depth, dependency.tags,
                                               dependency.fetch_filter, context.retry)
+        if dependency.fetch_filter and not context.dry_run:
+            git.fetch_missing_contents(dependency.remote, override.sha or FETCHED_REF,
+                                       context.retry)
     except GitError as error:
         url = git.remote_url(dependency.remote) or "(no such remote)"
         stderr = error.result.stderr if error.result else ""

@@ -110,8 +110,8 @@ class Git:
         return ["git", "--no-optional-locks", "-c", f"safe.directory={self.path}",
                 "-C", str(self.path), *args]
 
-    def run(self, *args: str, echo: bool = True) -> Result:
-        return process.run(self.argv(*args), self.runner, env=self.env, echo=echo)
+    def run(self, *args: str, echo: bool = True, stdin: str | None = None) -> Result:
+        return process.run(self.argv(*args), self.runner, env=self.env, echo=echo, stdin=stdin)
 
     def check(self, *args: str, echo: bool = True) -> str:
         """Run a command that must succeed; return its stdout."""
@@ -280,13 +280,35 @@ class Git:
                                f"`fetch-filter`", title="rocm-deps: fetch-filter")
         return attempts
 
-    def with_retries(self, args: Sequence[str], retry: RetryPolicy) -> tuple[int, str]:
+    def fetch_missing_contents(self, remote: str, revision: str, retry: RetryPolicy) -> int:
+        """In a partial clone, download the file contents of `revision`'s tree that are not
+        here yet, retried like any fetch; returns the attempts used (0: nothing missing).
+
+        Without it git would fetch them lazily inside `checkout`, once, with no retry: a
+        network hiccup there would fail the job where a fetch would have been retried. The
+        command is the one git's own lazy fetch runs, with the object names on stdin."""
+        listing = self.check("rev-list", "--objects", "--missing=print", "--no-object-names",
+                             f"{revision}^{{tree}}", echo=False)
+        missing = "".join(f"{line[1:]}\n" for line in listing.splitlines()
+                          if line.startswith("?"))
+        if not missing:
+            return 0
+        self.runner.info(f"fetching the contents of {missing.count(chr(10))} files of "
+                         f"{revision} (partial clone)")
+        attempts, _ = self.with_retries(
+            ("-c", "fetch.negotiationAlgorithm=noop", "-c", "protocol.version=2", "fetch",
+             "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+             "--filter=blob:none", "--stdin", remote), retry, stdin=missing)
+        return attempts
+
+    def with_retries(self, args: Sequence[str], retry: RetryPolicy,
+                     stdin: str | None = None) -> tuple[int, str]:
         """Run a network command until it succeeds; the attempts used and its stderr."""
         if self.dry_run:
             self.change(*args)
             return 0, ""
         for attempt in range(1, retry.attempts + 1):
-            result = self.run(*args)
+            result = self.run(*args, stdin=stdin)
             if result.ok:
                 return attempt, result.stderr
             if result.stderr:
