@@ -31,6 +31,19 @@ class Repository:
     comparisons: dict[str, list[str | tuple[str, list[str]]]] = field(default_factory=dict)
     # "base...head" -> a total_commits larger than the commits answered (a long group)
     totals: dict[str, int] = field(default_factory=dict)
+    # pull request number -> its comments, oldest first ({"id", "user": {"login"}, "body"})
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add_comment(self, number: int, login: str, body: str) -> int:
+        thread = self.comments.setdefault(number, [])
+        identifier = 1000 + sum(len(entries) for entries in self.comments.values())
+        thread.append({"id": identifier, "user": {"login": login, "type": "User"},
+                       "body": body, "created_at": "2026-12-01T10:00:00Z"})
+        return identifier
+
+    def find_comment(self, identifier: int) -> dict[str, Any] | None:
+        return next((comment for thread in self.comments.values() for comment in thread
+                     if comment["id"] == identifier), None)
 
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
                  body: str | None = None, base: str = "main", author: str = "MEMBER") -> None:
@@ -97,6 +110,9 @@ class FakeGitHub:
     def __init__(self) -> None:
         self.repositories: dict[str, Repository] = {}
         self.requests: list[str] = []
+        self.log: list[str] = []  # every request: "METHOD /path?query" (the prefix left out)
+        self.login = "github-actions[bot]"  # whom the token belongs to: the comments' author
+        self.fail_headers: dict[str, str] = {}  # sent with the `fail_first` answers
         self.authorizations: list[str] = []
         self.fail_first = 0
         self.fail_status = 502
@@ -135,10 +151,20 @@ class FakeGitHub:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
+            def do_POST(self) -> None:
+                self.do_GET()
+
+            def do_PATCH(self) -> None:
+                self.do_GET()
+
             def do_GET(self) -> None:
                 fake.requests.append(urllib.parse.urlsplit(self.path).path)
+                fake.log.append(f"{self.command} {self.path.removeprefix(PREFIX)}")
                 fake.authorizations.append(self.headers.get("Authorization", ""))
-                status, payload, headers = fake.answer(self.path, len(fake.requests))
+                length = int(self.headers.get("Content-Length") or 0)
+                sent = json.loads(self.rfile.read(length)) if length else None
+                status, payload, headers = fake.answer(self.path, len(fake.requests),
+                                                       self.command, sent)
                 if status == 0:
                     fake.release.wait(fake.hang_seconds)  # hang past the client's timeout
                     return
@@ -166,11 +192,14 @@ class FakeGitHub:
 
         return Handler
 
-    def answer(self, path: str, count: int) -> tuple[int, Any, dict[str, str]]:
+    def answer(self, path: str, count: int, method: str = "GET",
+               sent: Any = None) -> tuple[int, Any, dict[str, str]]:
         if self.hang_seconds:
             return 0, None, {}
         if count <= self.fail_first:
-            return self.fail_status, {"message": "Server Error"}, {}
+            message = ("You have exceeded a secondary rate limit." if self.fail_headers
+                       else "Server Error")
+            return self.fail_status, {"message": message}, dict(self.fail_headers)
         if self.echo_authorization:
             return 400, {"message": f"Bad request with Authorization: "
                                     f"{self.authorizations[-1]}"}, {}
@@ -189,6 +218,8 @@ class FakeGitHub:
         if repository is None:
             return not_found
         kind, rest = parts[3], urllib.parse.unquote(parts[4])
+        if kind == "issues":
+            return self._comments(repository, method, path, rest, sent)
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
             return 200, repository.pulls[int(rest)], {}
         if kind == "compare" and rest in repository.comparisons:
@@ -205,3 +236,27 @@ class FakeGitHub:
             status, payload = repository.resolve(rest)
             return status, payload, {}
         return not_found
+
+    def _comments(self, repository: Repository, method: str, path: str, rest: str,
+                  sent: Any) -> tuple[int, Any, dict[str, str]]:
+        """GET/POST issues/{n}/comments (pages of `per_page`), PATCH issues/comments/{id}."""
+        not_found = (404, {"message": "Not Found"}, {})
+        number, _, tail = rest.partition("/")
+        if method == "PATCH" and number == "comments" and tail.isdigit():
+            comment = repository.find_comment(int(tail))
+            if comment is None:
+                return not_found
+            if comment["user"]["login"] != self.login:
+                return 403, {"message": "Resource not accessible by integration"}, {}
+            comment["body"] = sent["body"]
+            return 200, comment, {}
+        if not number.isdigit() or tail != "comments":
+            return not_found
+        thread = repository.comments.setdefault(int(number), [])
+        if method == "POST":
+            identifier = repository.add_comment(int(number), self.login, sent["body"])
+            return 201, repository.find_comment(identifier), {}
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+        size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+        return 200, thread[(page - 1) * size:page * size], {}
+

@@ -285,3 +285,69 @@ def test_the_projects_ci_self_test_job(tmp_path: Path, pip_cache: Path) -> None:
     assert passed.endswith(
         'patches={"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}')
     assert "Job succeeded" in log
+
+
+def comment_example(reports: Path) -> str:
+    """examples/pr-comment.yml as written, but for what act cannot do offline: download
+    another run's artifacts (a copy of the files the suite uploads stands in for it) and
+    fetch `your-org/rocm-deps@<sha>` (this checkout's action.yml and src/, copied into the
+    job's workspace, stand in for it as `uses: ./`)."""
+    workflow = (ROOT / "examples" / "pr-comment.yml").read_text()
+    download = re.search(r"      - name: Download the suite's reports.*?\n(?=      - name:)",
+                         workflow, re.S)
+    assert download is not None and "actions/download-artifact@" in download.group(0)
+    stand_in = (f"      - name: Stand-in for the artifact download\n"
+                f"        run: mkdir -p \"$RUNNER_TEMP/rocm-deps\" && cp {reports}/* "
+                f"\"$RUNNER_TEMP/rocm-deps/\" && cp -r {ROOT}/action.yml {ROOT}/src "
+                f"\"$GITHUB_WORKSPACE/\"\n")
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1")
+    assert len(action.findall(workflow)) == 1
+    return action.sub("./", workflow.replace(download.group(0), stand_in))
+
+
+def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) -> None:
+    """The fork route of DESIGN §10 under act: the suite's reports (a real resolve report,
+    an install report, the PR number) reach `comment`, which writes one manifest comment
+    through the API stand-in after checking the PR's head against the run's."""
+    from rocm_deps.contract import DependencyReport, InstallReport, read_manifest
+    from tests.fake_github import FakeGitHub
+
+    head = "5" * 40
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(102, "2" * 40)
+        github.repository("radixark/miles").add_pull(7, head)
+        reports = tmp_path / "artifact"
+        reports.mkdir()
+        body = tmp_path / "body.md"
+        body.write_text("Testing the fix.\n\nci-sglang-pr: #102\n")
+        environ = {**os.environ, "GITHUB_API_URL": github.url, "TEST_TOKEN": "ghp_" + "a" * 36,
+                   "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
+        resolved = subprocess.run(
+            [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
+             "--github-token-env", "TEST_TOKEN", "--format", "json"],
+            env=environ, capture_output=True, text=True, check=True)
+        (reports / "resolve.json").write_text(resolved.stdout)
+        installed = DependencyReport("sglang", "body", "refs/pull/102/head", "2" * 40,
+                                     commit="2" * 40, state="installed", version="0.5.16")
+        (reports / "install-mi350.json").write_text(json.dumps(InstallReport(
+            False, "/usr/bin/python3", {"sglang": installed}).to_json()))
+        (reports / "pr-number").write_text("7")
+        github.log.clear()
+        code, log = run_act(
+            tmp_path, pip_cache, comment_example(reports), "workflow_run",
+            {"workflow_run": {"id": 77, "event": "pull_request", "head_sha": head,
+                              "pull_requests": [],
+                              "html_url": "https://github.com/radixark/miles/actions/runs/77"},
+             "repository": {"full_name": "radixark/miles"}},
+            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+        assert code == 0, log[-4000:]
+        assert github.log == [
+            "GET /repos/radixark/miles/pulls/7", "GET /repos/sgl-project/sglang/pulls/102",
+            "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100",
+            "POST /repos/radixark/miles/issues/7/comments"]
+        [posted] = github.repository("radixark/miles").comments[7]
+    manifest = read_manifest(posted["body"])
+    assert manifest is not None
+    assert manifest.run == "https://github.com/radixark/miles/actions/runs/77"
+    assert manifest.tested["sglang"].sha == "2" * 40
+    assert "`install-mi350: installed, 0.5.16`" in posted["body"]

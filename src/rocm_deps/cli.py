@@ -44,6 +44,7 @@ COMMAND_HELP: dict[Command, str] = {
     "install": "check out, patch and pip install overrides",
     "merge-check": "fail while a dependency pull request the description names is not merged "
                    "(merge guard)",
+    "comment": "put what this run tested on the pull request (one manifest comment)",
     "demo": "run resolve then install in a throw-away sandbox",
 }
 
@@ -146,6 +147,10 @@ def _dispatch(given: Given, environ: Mapping[str, str], runner: Runner) -> int:
         from rocm_deps.commands import merge_check
 
         return merge_check.run(built, runner)
+    if isinstance(built, settings.CommentSettings):
+        from rocm_deps.commands import comment
+
+        return comment.run(built, runner)
     from rocm_deps.commands import demo
 
     return demo.run(built, runner)

@@ -16,19 +16,20 @@ from typing import Literal, get_args
 
 from rocm_deps.errors import UsageError
 
-Command = Literal["resolve", "install", "merge-check", "demo"]
+Command = Literal["resolve", "install", "merge-check", "comment", "demo"]
 COMMANDS: tuple[Command, ...] = get_args(Command)
-ACTION_COMMANDS: tuple[Command, ...] = ("resolve", "install", "merge-check")
+ACTION_COMMANDS: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
 OutputFormat = Literal["text", "json"]
 BodySource = Literal["event", "api"]
 Policy = Literal["require-merged", "forbid-overrides", "warn"]
 Scenario = Literal["pull-requests", "missing-target"]
 DEFAULT_TRUSTED = "OWNER,MEMBER,COLLABORATOR"
+DEFAULT_BOT = "github-actions[bot]"  # who writes a comment with the job's GITHUB_TOKEN
 
 # The commands that read the event and may ask the API about it.
-_EVENT: tuple[Command, ...] = ("resolve", "install", "merge-check")
+_EVENT: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
 _BODY: tuple[Command, ...] = ("resolve", "install")
-_TOOL: tuple[Command, ...] = ("resolve", "install", "merge-check")
+_TOOL: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,8 @@ OPTIONS: tuple[Option, ...] = (
            "token", "VAR", action=False),
     Option("input", _BODY, "a dispatch input such as ci_sglang_pr=#123 (repeatable)",
            "NAME=VALUE", repeatable=True, action=False),
-    Option("body-file", _BODY, "read the PR body from this file instead of the event", "F",
-           action=False),
+    Option("body-file", (*_BODY, "merge-check"), "read the PR body from this file instead of "
+           "the event", "F", action=False),
     Option("body-source", _BODY, "api: read the PR body from the GitHub API (needs a token)",
            default="event", choices=get_args(BodySource)),
     Option("trusted-associations", _BODY, "author associations whose directives are honoured "
@@ -83,6 +84,20 @@ OPTIONS: tuple[Option, ...] = (
            "dependency pull request is open or closed unmerged; forbid-overrides: fail while "
            "anything is named; warn: annotate only", default="require-merged",
            choices=get_args(Policy)),
+    Option("require-tested", ("merge-check",), "also fail when a named dependency pull "
+           "request's head moved since the run in the manifest comment tested it (no manifest: "
+           "fail on merge_group, warn on pull_request)", default="false", boolean=True,
+           switch=True),
+    Option("report", ("comment",), "a report of this run: the resolve report (`--format json` "
+           "or the `report` output) and the GPU jobs' install reports; repeatable (action: "
+           "one file per line)", "F", repeatable=True),
+    Option("pr", ("comment",), "the pull request to comment on (default: the event's). Under "
+           "workflow_run its head must be the run's head commit", "N"),
+    Option("run-url", ("comment",), "the run the comment links to (default: the triggering "
+           "run under workflow_run, else this one)", "URL"),
+    Option("bot-login", ("comment", "merge-check"), "the login the manifest comment is "
+           "written by; a comment with the marker by anyone else is ignored",
+           "LOGIN", default=DEFAULT_BOT),
     Option("keep", ("demo",), "keep the sandbox directory", default="false", boolean=True,
            switch=True, action=False),
     Option("scenario", ("demo",), "pull-requests (default): SGLang and Megatron-LM pull "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -23,7 +24,9 @@ from rocm_deps.config import Config, load_config
 from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
+from rocm_deps.github.event import read_event
 from rocm_deps.options import (
+    DEFAULT_BOT,
     DEFAULT_TRUSTED,
     BodySource,
     Given,
@@ -74,6 +77,22 @@ class MergeCheckSettings:
     api: ApiSettings = ApiSettings()
     policy: Policy = "require-merged"
     output_format: OutputFormat = "text"
+    require_tested: bool = False
+    body_file: Path | None = None  # on pull_request: this body instead of the payload's
+    bot_login: str = DEFAULT_BOT
+
+
+@dataclass(frozen=True)
+class CommentSettings:
+    config: Config
+    reports: tuple[Path, ...]
+    event_name: str = ""
+    event_path: Path | None = None
+    api: ApiSettings = ApiSettings()
+    pr: int | None = None
+    run_url: str = ""  # "": the event's (workflow_run) or this run's, from the runner
+    bot_login: str = DEFAULT_BOT
+    output_format: OutputFormat = "text"
 
 
 @dataclass(frozen=True)
@@ -102,7 +121,7 @@ class DemoSettings:
     environ: Mapping[str, str] = field(default_factory=dict)
 
 
-Settings = ResolveSettings | InstallSettings | MergeCheckSettings | DemoSettings
+Settings = ResolveSettings | InstallSettings | MergeCheckSettings | CommentSettings | DemoSettings
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,8 @@ def build(given: Given, environ: Mapping[str, str], *, cwd: Path,
         return demo_settings(given, environ, interpreter)
     if given.command == "merge-check":
         return merge_check_settings(given, environ)
+    if given.command == "comment":
+        return comment_settings(given, environ)
     resolve = resolve_settings(given, environ)
     if given.command == "resolve":
         return resolve
@@ -151,11 +172,64 @@ def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSetting
 
 
 def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheckSettings:
-    event_name, event_path = _event(given, environ, None)
+    body_file = _path(given.optional("body-file"))
+    event_name, event_path = _event(given, environ, body_file)
     return MergeCheckSettings(
         config=load_config(given.optional("config")), event_name=event_name,
         event_path=event_path, api=_api_settings(given, environ),
-        policy=cast(Policy, given.text("policy")), output_format=_output_format(given))
+        policy=cast(Policy, given.text("policy")), output_format=_output_format(given),
+        require_tested=bool(given.flag("require-tested")), body_file=body_file,
+        bot_login=_login(given))
+
+
+def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSettings:
+    event_name, event_path = _event(given, environ, None)
+    # The action's input holds one file per line; the command line repeats --report.
+    reports = tuple(Path(line.strip()) for item in given.items("report")
+                    for line in item.splitlines() if line.strip())
+    if not reports:
+        raise UsageError(f"{given.where('report')}: give the run's resolve report (and the GPU "
+                         f"jobs' install reports): what the comment says comes from them")
+    pr = given.optional("pr")
+    if pr is not None and not (pr.isascii() and pr.isdigit() and 0 < int(pr) < 10**9):
+        raise UsageError(f"{given.where('pr')} has invalid value {pr!r}. Expected a pull "
+                         f"request number.")
+    run_url = given.text("run-url") or _this_run(environ, event_name, event_path)
+    if run_url and not RUN_URL.fullmatch(run_url):
+        raise UsageError(f"{given.where('run-url')} {run_url[:100]!r} is not an http(s) URL "
+                         f"of letters, digits and `/._~%:-`")
+    return CommentSettings(
+        config=load_config(given.optional("config")), reports=reports, event_name=event_name,
+        event_path=event_path, api=_api_settings(given, environ),
+        pr=int(pr) if pr is not None else None, run_url=run_url, bot_login=_login(given),
+        output_format=_output_format(given))
+
+
+# A run's URL as the comment links it: nothing that could end the link or open Markdown.
+RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?")
+LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
+
+
+def _login(given: Given) -> str:
+    login = given.text("bot-login")
+    if not LOGIN.fullmatch(login):
+        raise UsageError(f"{given.where('bot-login')} has invalid value {login!r}. Expected a "
+                         f"GitHub login, e.g. {DEFAULT_BOT}.")
+    return login
+
+
+def _this_run(environ: Mapping[str, str], event_name: str, event_path: Path | None) -> str:
+    """The run the comment reports: under workflow_run the run that triggered this one (its
+    URL from the payload, checked like any input), else this run."""
+    if event_name == "workflow_run" and event_path is not None:
+        run = read_event(event_path).get("workflow_run")
+        url = run.get("html_url") if isinstance(run, Mapping) else None
+        return url if isinstance(url, str) and RUN_URL.fullmatch(url) else ""
+    server, repository, run_id = (environ.get(name, "") for name in (
+        "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
+    if server and repository and run_id.isdigit():
+        return f"{server.rstrip('/')}/{repository}/actions/runs/{run_id}"
+    return ""
 
 
 def install_settings(given: Given, environ: Mapping[str, str], resolve: ResolveSettings, *,

@@ -84,7 +84,8 @@ def test_demo_missing_target_scenario_fails_with_the_fix(
             in megatron["error"])
     assert 'set `dependencies.megatron.on-missing-target = "skip"`' in megatron["error"]
     assert installed["workspace"] == "skipped (a dependency failed)"
-    assert "| megatron | body | `refs/pull/204/head` |" in log
+    assert "| megatron | body | `refs/pull/204/head` → `" in log
+    assert "`megatron.patch: missing-target` |  | failed at patch |" in log
 
 
 def test_demo_command_line_as_a_process() -> None:

@@ -75,7 +75,8 @@ def test_original_scenario_megatron_pr_with_patch_sglang_untouched(cli: Cli, box
     assert report["dependencies"]["megatron"]["fetch_attempts"] == 1
     assert set(report["dependencies"]["megatron"]["seconds"]) == {
         "clean", "fetch", "checkout", "patch", "prepare", "pip"}
-    assert "| megatron | body | `refs/pull/202/head` |" in result.summary
+    assert (f"| megatron | body | `refs/pull/202/head` → `{box.commits['megatron']['pr'][:12]}` "
+            f"| `megatron.patch: applied` | `{MEGATRON_PR}` | installed |") in result.summary
     assert "megatron.patch: applied" in result.summary
     # Each phase is a group, every command is echoed before it runs, refs after `--`.
     assert "::group::megatron: refs/pull/202/head → refs/pull/202/head" in result.stderr

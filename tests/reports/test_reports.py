@@ -21,6 +21,7 @@ from rocm_deps.contract import (
 from rocm_deps.github.runner import Runner
 from rocm_deps.grammar.directives import Finding
 from rocm_deps.reports import install, merge_check, resolve
+from tests.markdown_oracle import render
 
 CONFIG = load_config(None)
 SHA = "a" * 40
@@ -79,33 +80,45 @@ def dependency(**fields: object) -> DependencyReport:
     return report
 
 
-def test_install_summary_has_a_column_per_phase_and_the_details() -> None:
+def test_install_summary_leads_with_a_narrow_table_and_folds_the_details() -> None:
     report = InstallReport(False, "/usr/bin/python3", {"megatron": dependency(
         state="installed", commit="b" * 40, image_commit="c" * 40, version="0.3.1",
         patches=[PatchOutcome("docker/megatron.patch", "applied", "d" * 64)],
         seconds=dict.fromkeys(PHASES, 1.25), discarded=LocalChanges(("a|b.py",), (), ()),
         rebuild=("sgl-kernel/x.cu",))}, "installed")
     summary = install.summary(report)
-    assert ("| dependency | source | ref | image → commit | version | patches | local changes | "
-            "compiled parts | state | clean s | fetch s | checkout s | patch s | prepare s | "
-            "pip s |") in summary
-    assert ("| megatron | body | `refs/pull/202/head` | `cccccccccccc` → `bbbbbbbbbbbb` | "
-            "`0.3.1` | `megatron.patch: applied` | discarded: 1 modified | 1 file(s) not "
-            "rebuilt | installed | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 |") in summary
+    assert ("| dependency | named by | ref → commit | patches | version | state |\n|---|---|"
+            "---|---|---|---|\n| megatron | body | `refs/pull/202/head` → `bbbbbbbbbbbb` | "
+            "`megatron.patch: applied` | `0.3.1` | installed |") in summary
+    assert ("| megatron | `cccccccccccc` → `bbbbbbbbbbbb` | discarded: 1 modified | 1 file(s) "
+            "not rebuilt | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 | 1.2 |") in summary
     assert "```text\nmodified  a|b.py\n```" in summary  # names verbatim, in a code block
     assert "```text\nsgl-kernel/x.cu\n```" in summary
+    # As GitHub renders it: the first table is the narrow one, everything else folded.
+    shown = render(summary)
+    first_table = shown[shown.index("<table>"):shown.index("</table>")]
+    assert first_table.count("<th>") == 6
+    assert shown.index("</table>") < shown.index("<details>")
+    assert shown.count("<table>") == 2 and shown.index("<details>") < shown.rindex("<table>")
     assert install.outputs(report, CONFIG)["patches"] == (
         '{"megatron":{"docker/megatron.patch":"applied"}}')
     assert install.text(report) == (f"megatron: installed {'b' * 40} (docker/megatron.patch: "
                                     f"applied)\nworkspace: installed")
 
 
-def test_a_failed_install_says_where() -> None:
+def test_a_failed_install_says_where_in_wrapped_text_that_opens_nothing() -> None:
+    error = ("could not fetch `refs/pull/1/head` from remote `origin`: <img src=x> "
+             "[a](https://evil.example) **b** | c\n    Fix: check the network")
     report = InstallReport(False, "py", {"megatron": dependency(
-        state="failed", failed_step="fetch", error="could not fetch")}, "skipped (a dependency "
-                                                                         "failed)")
+        state="failed", failed_step="fetch", error=error)}, "skipped (a dependency failed)")
     assert report.failed
-    assert "#### Errors\n\n```text\nmegatron: could not fetch\n```" in install.summary(report)
+    shown = render(install.summary(report))
+    errors = shown[shown.index("<h4>Errors</h4>"):shown.index("<details>")]
+    assert "<pre>" not in errors and "<code>" not in errors  # wrapped text, not a code block
+    assert "<img" not in errors and "<a " not in errors and "<strong>b" not in errors
+    assert ("<strong>megatron</strong> (step fetch): could not fetch `refs/pull/1/head` from "
+            "remote `origin`: &lt;img src=x&gt; [a](https://evil.example) **b** | c<br>\n"
+            "Fix: check the network") in errors
     assert install.text(report).startswith("megatron: failed at step fetch refs/pull/202/head")
 
 

@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING, Any
 from rocm_deps.config import REPOSITORY
 from rocm_deps.contract import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
+from rocm_deps.files import read_bounded
 from rocm_deps.github.event import event_context, read_event
-from rocm_deps.grammar.directives import Finding, parse_body
+from rocm_deps.grammar.directives import MAX_BODY_BYTES, Finding, parse_body
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.guard.manifest import tested_manifest
 from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import GitHubApi
+    from rocm_deps.github.api import GitHubApi, PullInfo
 
 # gh-readonly-queue/<base>/pr-<number>-<sha>: the queue branch of the group's last PR.
 QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9]{1,9})-[0-9a-f]+")
@@ -43,19 +45,38 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
     report = MergeCheckReport(settings.policy)
     payload = read_event(settings.event_path)
     api = _api(settings) if settings.api.token else None
+    if settings.require_tested and api is None:
+        raise UsageError("merge-check --require-tested reads the manifest comment and the "
+                         "dependency pull requests' heads through the API: set the "
+                         "`github-token` input (CLI: --github-token-env VAR)")
     for number, body in _bodies(settings, payload, api, report):
-        report.pulls.append(number)
+        if number is not None:
+            report.pulls.append(number)
+        where = f"pull request #{number}" if number is not None else "the body file"
         parsed = parse_body(body, settings.config.dependencies)
-        report.errors += [Finding("error", f"pull request #{number}: {e.message}", e.line)
+        report.errors += [Finding("error", f"{where}: {e.message}", e.line)
                           for e in parsed.errors]
+        pulls: dict[str, PullInfo] = {}
         for directive in parsed.directives.values():
             dependency = settings.config.dependency(directive.dependency)
-            state, merged = _state(api, dependency.repository, directive.spec.pr, settings)
+            pull = (_pull(api, dependency.repository, directive.spec.pr)
+                    if api is not None and directive.spec.pr is not None and (
+                        settings.require_tested or settings.policy != "forbid-overrides")
+                    else None)
+            if pull is not None:
+                pulls[directive.dependency] = pull
+            state, merged = _state(pull, dependency.repository, directive.spec.pr, settings)
             verdict, reason = judge(settings.policy, directive.key, directive.raw, state,
                                      merged, dependency.repository, directive.spec.pr)
             report.checks.append(Check(number, directive.dependency, directive.raw,
                                        directive.line, state, verdict, reason))
-    if not report.pulls:
+        if settings.require_tested and api is not None and pulls:
+            if number is None:
+                raise UsageError("merge-check --require-tested reads the manifest comment of "
+                                 "a pull request: give the event (--event-path, "
+                                 "--event-name) with --body-file")
+            require_tested(settings, api, _repository(payload), number, pulls, report)
+    if not report.pulls and settings.body_file is None:
         report.notices.append(f"this `{settings.event_name or 'unknown'}` event names no pull "
                               f"request: nothing to check")
     elif not report.checks and not report.errors:
@@ -70,9 +91,12 @@ def _api(settings: MergeCheckSettings) -> GitHubApi:
 
 
 def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHubApi | None,
-            report: MergeCheckReport) -> list[tuple[int, str | None]]:
+            report: MergeCheckReport) -> list[tuple[int | None, str | None]]:
     context = event_context(settings.event_name, payload)
     if settings.event_name != "merge_group":
+        if settings.body_file is not None:  # trying the guard locally: no event needed
+            return [(context.pr_number, read_bounded(settings.body_file, MAX_BODY_BYTES + 1,
+                                                     "--body-file"))]
         if context.pr_number is None:
             return []
         return [(context.pr_number, context.body)]
@@ -170,6 +194,40 @@ def _unique(numbers: list[int], last: int) -> list[int]:
             if number != last and number not in numbers[:index]]
 
 
+def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
+                   pulls: Mapping[str, PullInfo], report: MergeCheckReport) -> None:
+    """Beside the policy (DESIGN §10): every dependency pull request named must still be at
+    the head the manifest comment says CI tested."""
+    manifest = tested_manifest(api, repository, number, settings.bot_login)
+    if manifest is None:
+        message = (f"pull request #{number} has no manifest comment by {settings.bot_login}: "
+                   f"nothing says which dependency commits CI tested")
+        if settings.event_name == "merge_group":
+            report.errors.append(Finding("error", f"{message}. Run the suite (with its "
+                                                  f"`comment` step) on the pull request",
+                                         title="rocm-deps: not tested"))
+        else:
+            report.warnings.append(Finding("warning", f"{message} yet (the suite reports "
+                                                      f"after this check on pull_request)",
+                                           title="rocm-deps: not tested yet"))
+        return
+    run = manifest.run or "the suite"
+    for name, pull in pulls.items():
+        dependency = settings.config.dependency(name)
+        target = f"{dependency.repository}#{pull.number}"
+        tested = manifest.tested.get(name)
+        if tested is None or tested.pr != pull.number or tested.sha is None:
+            report.errors.append(Finding("error", (
+                f"pull request #{number}: {target} was not tested (the manifest of {run} "
+                f"does not name it with a commit): re-run the suite"),
+                title="rocm-deps: not tested"))
+        elif tested.sha != pull.head_sha:
+            report.errors.append(Finding("error", (
+                f"pull request #{number}: {target} moved since it was tested: tested "
+                f"{tested.sha}, head now {pull.head_sha}. Re-run {run} so that CI tests the "
+                f"new head"), title="rocm-deps: tested dependency moved"))
+
+
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:
     from rocm_deps.github.api import ApiError
 
@@ -179,17 +237,16 @@ def _pull(api: GitHubApi, repository: str, number: int) -> Any:
         raise FatalError(f"could not read pull request #{number}: {error}") from None
 
 
-def _state(api: GitHubApi | None, repository: str, number: int | None,
+def _state(pull: PullInfo | None, repository: str, number: int | None,
            settings: MergeCheckSettings) -> tuple[PullState, bool]:
     """(state, merged) of a named dependency PR; a value that names no PR is `not a PR`."""
     if number is None:
         return "not a PR", False
     if settings.policy == "forbid-overrides":
         return "not asked", False  # the policy refuses any directive; no API call needed
-    if api is None:
+    if pull is None:
         raise UsageError(f"merge-check asks the API whether {repository}#{number} is merged: "
                          f"set the `github-token` input (CLI: --github-token-env VAR)")
-    pull = _pull(api, repository, number)
     if pull.merged:
         return "merged", True
     return ("open" if pull.state == "open" else "closed (unmerged)"), False

@@ -7,6 +7,7 @@ from rocm_deps.contract import NAMES_SHOWN, PHASES, DependencyReport, InstallRep
 from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
     escape_markdown,
+    escape_text,
     markdown_cell,
     markdown_code_block,
     markdown_table,
@@ -26,28 +27,41 @@ def outputs(report: InstallReport, config: Config) -> dict[str, str]:
 
 
 def summary(report: InstallReport) -> str:
+    """One narrow table first; timings, local changes and compiled parts in a collapsed
+    details block; errors as wrapped text (DESIGN §6)."""
     lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
     if not report.dependencies:
         lines.append("No dependency is named: every dependency keeps the image's copy.")
         return "\n".join(lines)
     rows = []
     for name, dep in report.dependencies.items():
-        patches = ", ".join(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}" for o in dep.patches)
-        seconds = [f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES]
+        patches = "<br>".join(markdown_cell(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}")
+                              for o in dep.patches)
         state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
-        rows.append([name, dep.source, markdown_cell(dep.ref), _commits(dep),
-                     markdown_cell(dep.version), markdown_cell(patches), _local_changes(dep),
-                     f"{len(dep.rebuild)} file(s) not rebuilt" if dep.rebuild else "", state,
-                     *seconds])
-    lines.append(markdown_table(["dependency", "source", "ref", "image → commit", "version",
-                                 "patches", "local changes", "compiled parts", "state",
-                                 *(f"{phase} s" for phase in PHASES)], rows))
+        ref = markdown_cell(dep.ref)
+        commit = markdown_cell(dep.commit[:12] if dep.commit else None)
+        rows.append([name, dep.source, f"{ref} → {commit}" if commit else ref, patches,
+                     markdown_cell(dep.version), state])
+    lines.append(markdown_table(["dependency", "named by", "ref → commit", "patches",
+                                 "version", "state"], rows))
+    errors = [(name, dep) for name, dep in report.dependencies.items() if dep.error]
+    if errors:
+        lines += ["", "#### Errors"]
+        for name, dep in errors:
+            lines += ["", f"**{name}** (step {dep.failed_step or '?'}): "
+                          f"{escape_text(dep.error or '')}"]
+    lines += ["", "<details><summary>Timings, local changes, compiled parts</summary>", ""]
+    lines.append(markdown_table(
+        ["dependency", "image → commit", "local changes", "compiled parts",
+         *(f"{phase} s" for phase in PHASES)],
+        [[name, _commits(dep), _local_changes(dep),
+          f"{len(dep.rebuild)} file(s) not rebuilt" if dep.rebuild else "",
+          *(f"{dep.seconds[phase]:.1f}" if phase in dep.seconds else "" for phase in PHASES)]
+         for name, dep in report.dependencies.items()]))
     lines += ["", f"Interpreter: {markdown_cell(report.python)}; workspace: "
                   f"{escape_markdown(report.workspace)}."]
     lines += _details(report)
-    errors = [f"{name}: {dep.error}" for name, dep in report.dependencies.items() if dep.error]
-    if errors:
-        lines += ["", "#### Errors", "", markdown_code_block(errors)]
+    lines += ["", "</details>"]
     return "\n".join(lines)
 
 

@@ -19,6 +19,20 @@ def escape_markdown(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def escape_text(text: str) -> str:
+    """Text from input as wrapped running text: every ASCII punctuation character escaped
+    (no emphasis, link, image, code or HTML can open), `<`, `>`, `&` as entities, each line
+    a hard line break, leading blanks dropped (no line becomes an indented code block)."""
+    def escaped(line: str) -> str:
+        line = _PUNCTUATION.sub(r"\\\1", line.strip())
+        return line.replace("\\&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
+
+    return "<br>\n".join(escaped(line) for line in text.replace("\r", "").split("\n"))
+
+
 def markdown_code_block(lines: Sequence[str]) -> str:
     """Lines shown verbatim: inside a fence longer than any run of backticks in them, no link,
     image, HTML or emphasis from the input can render."""

@@ -18,8 +18,11 @@ def annotate(report: MergeCheckReport, runner: Runner) -> None:
     for finding in report.errors[:MAX_FINDINGS]:
         runner.error(finding.message, title=finding.title or "rocm-deps: invalid directive",
                      line=finding.line or None)
+    for finding in report.warnings[:MAX_FINDINGS]:
+        runner.warning(finding.message, title=finding.title or "rocm-deps: merge check")
     for check in report.checks:
-        where = f"pull request #{check.pull}, line {check.line}: "
+        where = (f"pull request #{check.pull}, line {check.line}: " if check.pull is not None
+                 else f"line {check.line}: ")
         if check.verdict == "fail":
             runner.error(where + check.reason, title=f"rocm-deps: merge blocked by "
                                                      f"{check.dependency}")
@@ -44,6 +47,9 @@ def summary(report: MergeCheckReport) -> str:
         lines += ["", markdown_code_block([check.reason for check in report.checks])]
     for notice in report.notices:
         lines += ["", escape_markdown(notice)]
+    if report.warnings:
+        lines += ["", "#### Warnings", "",
+                  markdown_code_block([w.message for w in report.warnings[:MAX_FINDINGS]])]
     if report.errors:
         lines += ["", "#### Errors", "",
                   markdown_code_block([error.message for error in report.errors[:MAX_FINDINGS]])]
@@ -54,5 +60,7 @@ def text(report: MergeCheckReport) -> str:
     lines = [f"{check.dependency} (#{check.pull}, line {check.line}): {check.verdict}: "
              f"{check.reason}" for check in report.checks]
     lines += report.notices
+    lines += [f"warning: {warning.message}" for warning in report.warnings]
+    lines += [f"error: {error.message}" for error in report.errors]
     lines.append(f"merge-check ({report.policy}): {'blocked' if report.failed else 'passes'}")
     return "\n".join(lines)

@@ -1,0 +1,35 @@
+"""`rocm-deps comment`: put what this run tested on the pull request, as one manifest comment
+(DESIGN §10) that `merge-check --require-tested` reads back."""
+
+from __future__ import annotations
+
+from rocm_deps.errors import EXIT_OK, UsageError
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.runner import Runner
+from rocm_deps.guard.manifest import collect, upsert
+from rocm_deps.reports import manifest as manifest_report
+from rocm_deps.reports import publish
+from rocm_deps.settings import CommentSettings
+
+
+def run(settings: CommentSettings, runner: Runner) -> int:
+    if not settings.api.token:
+        raise UsageError("comment writes on the pull request: set the `github-token` input "
+                         "(CLI: --github-token-env VAR) with `pull-requests: write`")
+    ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
+    from rocm_deps.github.api import GitHubApi
+
+    api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
+    tested = collect(settings, api)
+    body = manifest_report.comment_body(tested)
+    action, ignored = upsert(api, tested, body, settings.bot_login)
+    if ignored:
+        runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
+                       f"but are not by {settings.bot_login}: left alone and not trusted",
+                       title="rocm-deps: look-alike manifest")
+    document = {"action": action, "pull_request": tested.number, "ignored_comments": ignored,
+                "tested": {name: entry.to_json()
+                           for name, entry in tested.manifest.tested.items()}}
+    publish(runner, {"comment": action}, body, document,
+            manifest_report.text(action, tested, ignored), settings.output_format)
+    return EXIT_OK

@@ -1,0 +1,182 @@
+"""What a run tested, kept on the pull request (DESIGN §10): the run's reports in, one
+manifest comment out, and the manifest read back for `merge-check --require-tested`.
+
+The reports come from other jobs (under `workflow_run`, from an artifact a fork's workflow
+uploaded): each is bounded, validated field by field, and only shown escaped. The comment is
+found by its marker *and* its author: a comment anyone else writes with the marker is never
+edited and never believed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rocm_deps.config import REPOSITORY, Config
+from rocm_deps.contract import (
+    MANIFEST_MARKER,
+    InstallResult,
+    Manifest,
+    ManifestRow,
+    ManifestRun,
+    Override,
+    installed_from_json,
+    overrides_from_json,
+    read_manifest,
+)
+from rocm_deps.errors import FatalError, UsageError
+from rocm_deps.files import OVERRIDES_LIMIT
+from rocm_deps.github.event import event_context, read_event, read_json_object
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.settings import CommentSettings
+
+if TYPE_CHECKING:
+    from rocm_deps.github.api import GitHubApi, IssueComment, PullInfo
+
+Upsert = Literal["created", "updated", "unchanged", "not needed"]
+
+
+def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
+    """The run's reports and the live state of every dependency pull request they name."""
+    config = settings.config
+    overrides, errors, installs = read_reports(settings.reports, config)
+    payload = read_event(settings.event_path)
+    repository = event_context(settings.event_name, payload).repository
+    if repository is None or not REPOSITORY.fullmatch(repository):
+        raise UsageError("the event payload names no repository (repository.full_name): "
+                         "comment runs on the event of a workflow run")
+    number = _pull_request(settings, payload, api, repository)
+    run = ManifestRun(repository, number, settings.run_url, resolve_errors=errors,
+              install_labels=tuple(result.label for result in installs))
+    for name, override in overrides.items():
+        dependency = config.dependency(name)
+        pull = _pull(api, dependency.repository, override.pr) if override.pr else None
+        reported = tuple((result.label, result.dependencies[name]) for result in installs
+                         if name in result.dependencies)
+        shas = {entry.sha for _, entry in reported if entry.sha}
+        tested = shas.pop() if len(shas) == 1 else override.sha
+        run.rows.append(ManifestRow(
+            name, override, dependency.repository, tested, reported,
+            pull_state=("merged" if pull.merged else pull.state) if pull else None,
+            pull_head=pull.head_sha if pull else None))
+    return run
+
+
+def read_reports(paths: Sequence[Path], config: Config) -> tuple[
+        dict[str, Override], int, list[InstallResult]]:
+    """Exactly one resolve report (it has `overrides`) and any install reports."""
+    names = tuple(dependency.name for dependency in config.dependencies)
+    resolved: list[tuple[dict[str, Override], int]] = []
+    installs: list[InstallResult] = []
+    for path in paths:
+        where = f"report {path}"
+        document = read_json_object(path, "the report", OVERRIDES_LIMIT)
+        if "overrides" in document:
+            errors = document.get("errors")
+            resolved.append((overrides_from_json(document, names, where),
+                             len(errors) if isinstance(errors, list) else 0))
+        else:
+            installs.append(InstallResult(_label(path), installed_from_json(document, names,
+                                                                            where)))
+    if len(resolved) != 1:
+        raise UsageError(f"comment needs exactly one resolve report among --report files "
+                         f"(one with `overrides`); got {len(resolved)}")
+    return resolved[0][0], resolved[0][1], installs
+
+
+def _label(path: Path) -> str:
+    """How an install report is named in the comment: its file, or the directory an artifact
+    download put it in when the file has a generic name."""
+    stem = path.stem
+    return path.parent.name if stem in ("report", "install", "install-report") and (
+        path.parent.name) else stem
+
+
+def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
+                  repository: str) -> int:
+    """The pull request to comment on. Under workflow_run the number comes from the artifact
+    (GitHub leaves `pull_requests` empty for forks): it is believed only when that pull
+    request's head is the commit the triggering run tested, from the trusted payload."""
+    number = event_context(settings.event_name, payload).pr_number
+    if settings.event_name == "workflow_run":
+        run = payload.get("workflow_run")
+        head = run.get("head_sha") if isinstance(run, Mapping) else None
+        number = settings.pr or number
+        if number is None or not isinstance(head, str) or not FULL_SHA_ANY_CASE.fullmatch(head):
+            raise UsageError("under workflow_run, comment needs --pr (input `pr`) and the "
+                             "payload's workflow_run.head_sha")
+        pull = _pull(api, repository, number)
+        if pull.head_sha != head.lower():
+            raise FatalError(f"pull request #{number}'s head is {pull.head_sha[:12]}, the run "
+                             f"tested {head.lower()[:12]}: refusing to comment there (the "
+                             f"number came from the run's artifact, or the pull request moved "
+                             f"since the run)", title="rocm-deps: comment")
+        return number
+    if number is None:
+        number = settings.pr
+    elif settings.pr is not None and settings.pr != number:
+        raise UsageError(f"--pr {settings.pr} is not the event's pull request #{number}")
+    if number is None:
+        raise UsageError(f"this `{settings.event_name or 'unknown'}` event names no pull "
+                         f"request: give --pr (input `pr`)")
+    return number
+
+
+def _pull(api: GitHubApi, repository: str, number: int) -> PullInfo:
+    from rocm_deps.github.api import ApiError
+
+    try:
+        return api.pull(repository, number)
+    except ApiError as error:
+        raise FatalError(f"could not read pull request #{number}: {error}") from None
+
+
+def own_manifest(comments: Sequence[IssueComment], author: str) -> IssueComment | None:
+    """The oldest comment with the marker written by `author`; others are look-alikes."""
+    return next((comment for comment in comments
+                 if comment.author == author and MANIFEST_MARKER in comment.body), None)
+
+
+def look_alikes(comments: Sequence[IssueComment], author: str) -> list[IssueComment]:
+    return [comment for comment in comments
+            if comment.author != author and MANIFEST_MARKER in comment.body]
+
+
+def tested_manifest(api: GitHubApi, repository: str, number: int,
+                    author: str) -> Manifest | None:
+    """What the bot's manifest comment on pull request `number` says was tested."""
+    from rocm_deps.github.api import ApiError
+
+    try:
+        comments = api.comments(repository, number)
+    except ApiError as error:
+        raise FatalError(f"could not read the comments of pull request #{number}: "
+                         f"{error}") from None
+    own = own_manifest(comments, author)
+    return read_manifest(own.body) if own is not None else None
+
+
+def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> tuple[Upsert, list[int]]:
+    """Create or update the one manifest comment; what was done, and the ids of the
+    look-alike comments left alone. Nothing named and no comment yet: no comment."""
+    from rocm_deps.github.api import ApiError
+
+    try:
+        comments = api.comments(run.repository, run.number)
+        own = own_manifest(comments, author)
+        ignored = [comment.id for comment in look_alikes(comments, author)]
+        if own is None:
+            if not run.rows:
+                return "not needed", ignored
+            api.create_comment(run.repository, run.number, body)
+            return "created", ignored
+        if own.body == body:
+            return "unchanged", ignored
+        api.edit_comment(run.repository, own.id, body)
+        return "updated", ignored
+    except ApiError as error:
+        raise FatalError(f"could not write the manifest comment on pull request "
+                         f"#{run.number}: {error}. The token needs `pull-requests: write` "
+                         f"(a fork's pull_request token never has it: see the workflow_run "
+                         f"example)", title="rocm-deps: comment") from None

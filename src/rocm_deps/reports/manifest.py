@@ -1,0 +1,84 @@
+"""The manifest comment (DESIGN §10): what the run tested, for the author and the reviewers.
+
+Everything quoted from a report (refs, values, patch names, versions, file names) is shown
+as an escaped code span: a hostile report can open no link, image or HTML. Links are built
+only from validated parts (repository names, numbers, the checked run URL).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from rocm_deps.contract import MANIFEST_MARKER, ManifestRow, ManifestRun
+from rocm_deps.reports.markdown import markdown_cell, markdown_code_block, markdown_table
+
+HEADER = ("dependency", "named by", "pull request", "tested commit", "patches", "install")
+
+
+def comment_body(run: ManifestRun) -> str:
+    lines = [MANIFEST_MARKER, "### What CI tested: dependency overrides (rocm-deps)", ""]
+    if not run.rows:
+        lines.append("Nothing is named now: this run tested the image's own dependencies.")
+    else:
+        lines.append(markdown_table(HEADER, [_row(row) for row in run.rows]))
+    if run.resolve_errors:
+        lines += ["", f"Resolve reported {run.resolve_errors} error(s): see the run."]
+    if run.rows and not run.install_labels:
+        lines += ["", "No install report was given: the commits are resolve's pins."]
+    lines += ["", f"Run: {run.run_url}" if run.run_url else "Run: unknown"]
+    if run.rows:
+        lines += ["", "Reproduce the install in the container:", "",
+                  markdown_code_block([_reproduce(run)])]
+    lines += ["", run.manifest.data_block()]
+    return "\n".join(lines) + "\n"
+
+
+def _row(row: ManifestRow) -> list[str]:
+    override = row.override
+    named = f"{override.source}{f', line {override.line}' if override.line else ''}"
+    return [markdown_cell(row.name), markdown_cell(named), _pull(row),
+            markdown_cell(row.tested[:12]) if row.tested else "unknown (no token, no install "
+                                                              "report)",
+            _patches(row), _installs(row)]
+
+
+def _pull(row: ManifestRow) -> str:
+    if row.override.pr is None:
+        return f"none ({markdown_cell(row.override.ref)})"
+    link = (f"[{row.repository}#{row.override.pr}](https://github.com/{row.repository}/pull/"
+            f"{row.override.pr})")
+    if row.pull_state is None:
+        return link
+    moved = (f"; head now {markdown_cell(row.pull_head[:12])}"
+             if row.tested and row.pull_head and row.pull_head != row.tested else "")
+    return f"{link} {row.pull_state}{moved}"
+
+
+def _patches(row: ManifestRow) -> str:
+    states = {patch: state for _, entry in row.installs for patch, state in entry.patches}
+    return "<br>".join(markdown_cell(f"{patch}: {state}") for patch, state in states.items())
+
+
+def _installs(row: ManifestRow) -> str:
+    return "<br>".join(
+        markdown_cell(f"{label}: {entry.state or 'unknown'}"
+                      f"{f', {entry.version}' if entry.version else ''}")
+        for label, entry in row.installs) or "not reported"
+
+
+def _reproduce(run: ManifestRun) -> str:
+    overrides = {row.name: {"ref": row.override.ref, "sha": row.tested} for row in run.rows}
+    document = json.dumps(overrides, separators=(",", ":"))
+    return f"rocm-deps install --overrides {shlex.quote(document)}"
+
+
+def text(action: str, run: ManifestRun, ignored: list[int]) -> str:
+    where = f"{run.repository}#{run.number}"
+    lines = [f"manifest comment on {where}: {action}"]
+    lines += [f"  {row.name}: {row.override.ref} tested at {row.tested or 'unknown'}"
+              for row in run.rows]
+    if ignored:
+        lines.append(f"  ignored look-alike comments (not by the bot): "
+                     f"{', '.join(map(str, ignored))}")
+    return "\n".join(lines)

@@ -1,0 +1,384 @@
+"""`rocm-deps comment` and `merge-check --require-tested` (DESIGN §10) against the local API
+stand-in: exact request lists, one comment across runs, look-alikes ignored, hostile
+report files refused or escaped."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from rocm_deps.contract import (
+    MANIFEST_MARKER,
+    DependencyReport,
+    InstallReport,
+    Manifest,
+    ManifestEntry,
+    PatchOutcome,
+    read_manifest,
+)
+from tests.conftest import Cli, CliResult, EventWriter
+from tests.fake_github import FakeGitHub
+from tests.markdown_oracle import render
+
+TOKEN = "ghp_rocmdepsCOMMENTtoken0123456789abcdef"
+HEAD_102 = "2" * 40
+MOVED = "7" * 40
+MILES_HEAD = "5" * 40
+RUN = "https://github.com/radixark/miles/actions/runs/42"
+COMMENTS = "/repos/radixark/miles/issues/7/comments"
+LIST = f"GET {COMMENTS}?page=1&per_page=100"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        fake.repository("sgl-project/sglang").add_pull(102, HEAD_102)  # open
+        fake.repository("sgl-project/sglang").add_pull(101, "1" * 40, state="closed",
+                                                       merged=True)
+        fake.repository("radixark/miles").add_pull(7, MILES_HEAD, body="ci-sglang-pr: #102")
+        yield fake
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "api.toml"
+    path.write_text("[api]\ntimeout-seconds = 5\nbackoff-seconds = 0\n")
+    return path
+
+
+class Run(Protocol):
+    def __call__(self, body: str, *extra: str, installs: tuple[Path, ...] = (),
+                 event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult: ...
+
+
+@pytest.fixture
+def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitHub,
+            config: Path) -> Run:
+    """Resolve `body` (with the token: SHAs pinned), then run `comment` on its report; the
+    API log holds only the comment's requests."""
+    env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
+           "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "radixark/miles",
+           "GITHUB_RUN_ID": "42"}
+
+    def invoke(body: str, *extra: str, installs: tuple[Path, ...] = (),
+               event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
+        path = write_event(body, number=7, repository="radixark/miles")
+        resolved = cli("resolve", "--event-name", "pull_request", "--event-path", path,
+                       "--config", str(config), "--format", "json",
+                       "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
+        assert resolved.code == 0, resolved.stderr
+        report = tmp_path / f"resolve-{len(list(tmp_path.glob('resolve-*')))}.json"
+        report.write_text(resolved.stdout)
+        if payload is not None:
+            path = write_event(payload=payload, repository="radixark/miles")
+        github.log.clear()
+        github.requests.clear()  # `fail_first` counts the comment's requests
+        return cli("comment", "--event-name", event, "--event-path", path, "--config",
+                   str(config), "--report", str(report),
+                   *(item for install in installs for item in ("--report", str(install))),
+                   "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json", *extra,
+                   env=env)
+
+    return invoke
+
+
+def thread(github: FakeGitHub) -> list[dict[str, Any]]:
+    return github.repository("radixark/miles").comments.get(7, [])
+
+
+def install_report(tmp_path: Path, name: str, *, sha: str = HEAD_102,
+                   version: str = "0.5.16.dev201+g2222222", state: str = "installed",
+                   patch: str = "sglang.patch") -> Path:
+    dependency = DependencyReport("sglang", "body", "refs/pull/102/head", sha, commit=sha)
+    dependency.state = state  # type: ignore[assignment]
+    dependency.version = version
+    dependency.patches.append(PatchOutcome(patch, "applied", "0" * 64))
+    report = InstallReport(dry_run=False, python="/usr/bin/python3",
+                           dependencies={"sglang": dependency})
+    path = tmp_path / name
+    path.write_text(json.dumps(report.to_json()))
+    return path
+
+
+def test_the_first_run_creates_one_comment_with_what_was_tested(
+        comment: Run, github: FakeGitHub, tmp_path: Path) -> None:
+    gpu = install_report(tmp_path, "mi350-1.json")
+    result = comment("Testing the fix.\n\nci-sglang-pr: #102\n", installs=(gpu,))
+    assert result.code == 0, result.stderr
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    [posted] = thread(github)
+    assert posted["user"]["login"] == "github-actions[bot]"
+    body = posted["body"]
+    assert body.startswith(MANIFEST_MARKER + "\n")
+    assert ("| `sglang` | `body, line 3` | [sgl-project/sglang#102](https://github.com/"
+            "sgl-project/sglang/pull/102) open | `222222222222` | `sglang.patch: applied` | "
+            "`mi350-1: installed, 0.5.16.dev201+g2222222` |") in body
+    assert f"Run: {RUN}" in body
+    assert ("rocm-deps install --overrides '{\"sglang\":{\"ref\":\"refs/pull/102/head\","
+            f"\"sha\":\"{HEAD_102}\"}}}}'") in body
+    assert read_manifest(body) == Manifest(RUN, {"sglang": ManifestEntry(
+        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)})
+    assert json.loads(result.stdout)["action"] == "created"
+    assert result.outputs["comment"] == "created"
+    # What GitHub shows: the table renders, the marker and the data block stay hidden.
+    shown = render(body)
+    assert "<table>" in shown and "rocm-deps:data" in shown
+    assert "rocm-deps:data" not in shown.replace("<!-- rocm-deps:data", "")
+
+
+def test_a_second_run_updates_the_comment_in_place(comment: Run, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    [first] = thread(github)
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
+                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}"]
+    [updated] = thread(github)
+    assert updated["id"] == first["id"]
+    manifest = read_manifest(updated["body"])
+    assert manifest is not None and manifest.tested["sglang"].sha == MOVED
+
+
+def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
+    actions = []
+    for body in ("ci-sglang-pr: #102", "ci-sglang-pr: #101", "ci-sglang-pr: #101"):
+        result = comment(body)
+        assert result.code == 0, result.stderr
+        actions.append(json.loads(result.stdout)["action"])
+    assert actions == ["created", "updated", "unchanged"]
+    [only] = thread(github)
+    assert "sgl-project/sglang#101" in only["body"] and "#102" not in only["body"]
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/101", LIST]  # no write
+
+
+def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
+        comment: Run, github: FakeGitHub) -> None:
+    forged = (f"{MANIFEST_MARKER}\nall tested\n" + Manifest(RUN, {"sglang": ManifestEntry(
+        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)}).data_block())
+    mallory = github.repository("radixark/miles").add_comment(7, "mallory", forged)
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    look_alike, ours = thread(github)
+    assert (look_alike["id"], look_alike["body"]) == (mallory, forged)
+    assert ours["user"]["login"] == "github-actions[bot]"
+    assert json.loads(result.stdout)["ignored_comments"] == [mallory]
+    assert (f"::warning title=rocm-deps%3A look-alike manifest::comment(s) {mallory} carry the "
+            f"manifest marker but are not by github-actions[bot]") in result.stderr
+
+
+def test_a_deleted_comment_is_created_again(comment: Run, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    thread(github).clear()
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    assert github.log[-1] == f"POST {COMMENTS}"
+    assert len(thread(github)) == 1
+
+
+def test_nothing_named_and_no_comment_writes_nothing(comment: Run, github: FakeGitHub) -> None:
+    result = comment("Just a refactor.")
+    assert result.code == 0, result.stderr
+    assert github.log == [LIST]
+    assert thread(github) == []
+    assert json.loads(result.stdout)["action"] == "not needed"
+
+
+def test_nothing_named_any_more_updates_the_comment_to_say_so(comment: Run,
+                                                             github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    result = comment("The fix landed; back to the image's SGLang.")
+    assert result.code == 0, result.stderr
+    [only] = thread(github)
+    assert "Nothing is named now" in only["body"]
+    assert read_manifest(only["body"]) == Manifest(RUN, {})
+
+
+def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> None:
+    github.fail_first, github.fail_status = 1, 403
+    github.fail_headers = {"Retry-After": "1"}
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102"] * 2 + [
+        LIST, f"POST {COMMENTS}"]
+
+
+HOSTILE = "<img src=x onerror=alert(1)> [click](https://evil.example) **bold** | `x`"
+
+
+def test_markdown_and_html_in_report_fields_are_escaped(comment: Run, github: FakeGitHub,
+                                                        tmp_path: Path) -> None:
+    gpu = install_report(tmp_path, "[a](https:evil.example) <b>.json", version=HOSTILE,
+                         patch=HOSTILE)
+    result = comment("ci-sglang-pr: #102", installs=(gpu,))
+    assert result.code == 0, result.stderr
+    [posted] = thread(github)
+    shown = render(posted["body"])
+    assert "<img" not in shown and "evil.example\"" not in shown and "<strong>" not in shown
+    # The links are the dependency pull request's and the run's (autolinked), nothing else.
+    assert re.findall(r'<a href="([^"]*)"', shown) == [
+        "https://github.com/sgl-project/sglang/pull/102", RUN]
+    assert shown.count("<tr>") == 2  # the header and one row: no `|` split the table
+
+
+@pytest.mark.parametrize(("document", "problem"), [
+    ({"version": 1, "dependencies": {"sglang": {"sha": 123, "patches": {}}}},
+     "`sha` must be a full lowercase hex SHA or null"),
+    ({"version": 1, "dependencies": {"sglang": {"state": "pwned", "patches": {}}}},
+     "`state` 'pwned' is not one install writes"),
+    ({"version": 1, "dependencies": {"vllm": {"patches": {}}}},
+     "`vllm` is not a configured dependency"),
+    ({"version": 1, "dependencies": {"sglang": {"version": "x" * 201, "patches": {}}}},
+     "`version` must be a string of at most 200 characters"),
+    ({"version": 1, "dependencies": {"sglang": {"patches": {"p": {"state": "done"}}}}},
+     "patch 'p' has no valid `state`"),
+    ({"version": 2, "dependencies": {}}, "not an install report of version 1"),
+    ([1, 2], "expected a JSON object"),
+])
+def test_a_report_with_wrong_types_is_refused_before_anything_is_written(
+        comment: Run, github: FakeGitHub, tmp_path: Path, document: object,
+        problem: str) -> None:
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(document))
+    result = comment("ci-sglang-pr: #102", installs=(path,))
+    assert result.code == 2
+    assert problem in result.stderr
+    assert github.log == [] and thread(github) == []
+
+
+def test_an_oversized_report_is_refused_unread(comment: Run, github: FakeGitHub,
+                                               tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    path.write_text('{"version": 1, "dependencies": {}, "pad": "' + "x" * (1024 * 1024) + '"}')
+    result = comment("ci-sglang-pr: #102", installs=(path,))
+    assert result.code == 2
+    assert f"the report {path} is larger than 1,024 KiB; refusing to read it" in result.stderr
+    assert github.log == []
+
+
+def workflow_run(head: str) -> dict[str, Any]:
+    return {"workflow_run": {"head_sha": head, "pull_requests": [],
+                             "html_url": "https://github.com/radixark/miles/actions/runs/77"}}
+
+
+def test_under_workflow_run_the_artifacts_pr_number_must_match_the_runs_head(
+        comment: Run, github: FakeGitHub) -> None:
+    result = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run",
+                     payload=workflow_run(MILES_HEAD))
+    assert result.code == 0, result.stderr
+    [posted] = thread(github)
+    assert "Run: https://github.com/radixark/miles/actions/runs/77" in posted["body"]
+    assert github.log[0] == "GET /repos/radixark/miles/pulls/7"
+
+
+def test_under_workflow_run_a_pr_number_that_does_not_match_is_refused(
+        comment: Run, github: FakeGitHub) -> None:
+    result = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run",
+                     payload=workflow_run("9" * 40))
+    assert result.code == 1
+    assert ("pull request #7's head is 555555555555, the run tested 999999999999: refusing to "
+            "comment there") in result.stderr
+    assert github.log == ["GET /repos/radixark/miles/pulls/7"]
+    assert thread(github) == []
+
+
+# ---- merge-check --require-tested ---------------------------------------------------------
+
+
+class Guard(Protocol):
+    def __call__(self, body: str, *extra: str, event: str = "pull_request") -> CliResult: ...
+
+
+@pytest.fixture
+def guard(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) -> Guard:
+    def invoke(body: str, *extra: str, event: str = "pull_request") -> CliResult:
+        if event == "merge_group":
+            github.repository("radixark/miles").pulls[7]["body"] = body
+            github.repository("radixark/miles").comparisons[f"{'b' * 40}...{'c' * 40}"] = [
+                "Testing the fix (#7)"]
+            path = write_event(payload={"merge_group": {
+                "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{'c' * 40}",
+                "base_sha": "b" * 40, "head_sha": "c" * 40}}, repository="radixark/miles")
+        else:
+            path = write_event(body, number=7, repository="radixark/miles")
+        return cli("merge-check", "--event-name", event, "--event-path", path, "--config",
+                   str(config), "--require-tested", "--policy", "warn", "--format", "json",
+                   "--github-token-env", "TEST_GITHUB_TOKEN", *extra,
+                   env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+
+    return invoke
+
+
+def test_require_tested_passes_while_the_tested_head_is_current(
+        comment: Run, guard: Guard, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    github.log.clear()
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST]
+    assert json.loads(result.stdout)["errors"] == []
+
+
+def test_require_tested_fails_once_the_dependency_moves(comment: Run, guard: Guard,
+                                                        github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["message"] == (
+        f"pull request #7: sgl-project/sglang#102 moved since it was tested: tested "
+        f"{HEAD_102}, head now {MOVED}. Re-run {RUN} so that CI tests the new head")
+    assert "::error title=rocm-deps%3A tested dependency moved::" in result.stderr
+
+
+def test_require_tested_fails_when_the_named_pr_is_not_the_tested_one(
+        comment: Run, guard: Guard) -> None:
+    assert comment("ci-sglang-pr: #101").code == 0
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 1
+    assert "sgl-project/sglang#102 was not tested" in result.stderr
+
+
+@pytest.mark.parametrize(("event", "code", "level"), [("merge_group", 1, "error"),
+                                                      ("pull_request", 0, "warning")])
+def test_without_a_manifest_a_merge_group_fails_and_a_pull_request_warns(
+        guard: Guard, github: FakeGitHub, event: str, code: int, level: str) -> None:
+    result = guard("ci-sglang-pr: #102", event=event)
+    assert result.code == code
+    assert (f"::{level} title=rocm-deps%3A not tested" in result.stderr)
+    assert ("pull request #7 has no manifest comment by github-actions[bot]: nothing says "
+            "which dependency commits CI tested") in result.stderr
+
+
+@pytest.mark.parametrize("event", ["merge_group", "pull_request"])
+def test_a_look_alike_manifest_is_not_believed(guard: Guard, github: FakeGitHub,
+                                               event: str) -> None:
+    github.repository("radixark/miles").add_comment(7, "mallory", f"{MANIFEST_MARKER}\n" + (
+        Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", HEAD_102,
+                                        102)}).data_block()))
+    result = guard("ci-sglang-pr: #102", event=event)
+    assert result.code == (1 if event == "merge_group" else 0)
+    assert "has no manifest comment by github-actions[bot]" in result.stderr
+
+
+def test_merge_check_reads_a_body_file_without_an_event(cli: Cli, tmp_path: Path,
+                                                        github: FakeGitHub,
+                                                        config: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_text("Testing.\n\nci-sglang-pr: #102\n")
+    result = cli("merge-check", "--body-file", str(body), "--config", str(config),
+                 "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json",
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
+                      "GITHUB_EVENT_NAME": "", "GITHUB_EVENT_PATH": ""})
+    assert result.code == 1
+    [check] = json.loads(result.stdout)["checks"]
+    assert (check["dependency"], check["state"], check["verdict"], check["line"]) == (
+        "sglang", "open", "fail", 3)
+    assert "::error title=rocm-deps%3A merge blocked by sglang::line 3: " in result.stderr
