@@ -64,7 +64,7 @@ pip-args = ["--no-build-isolation"]
 
 @pytest.mark.parametrize(("text", "message"), [
     ("[dependencies.megatron]\nfetch_depth = 5\n",
-     "dependencies.megatron.fetch_depth: unknown key; expected one of"),
+     "dependencies.megatron.fetch_depth: unknown key; did you mean `fetch-depth`? expected one of"),
     ("[dependencies.megatron]\nfetch-depth = \"5\"\n",
      "dependencies.megatron.fetch-depth: expected an integer from 0 (full history) to 1000000, "
      "got a string"),
@@ -132,3 +132,42 @@ def test_errors_name_file_key_and_type(tmp_path: Path, text: str, message: str) 
     assert caught.value.message.startswith(str(path))
     assert caught.value.exit_code == 2
 
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("[dependencies.sglang]\npathh = \"/x\"\n", "dependencies.sglang.pathh: unknown key; did "
+                                                "you mean `path`?"),
+    ("[instal]\n", "instal: unknown key; did you mean `install`?"),
+    ("[install]\nfetch-attempt = 2\n", "install.fetch-attempt: unknown key; did you mean "
+                                       "`fetch-attempts`?"),
+])
+def test_an_unknown_key_gets_the_closest_known_one(tmp_path: Path, text: str,
+                                                   hint: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(write(tmp_path, text))
+    assert hint in caught.value.message
+
+
+def test_an_unknown_key_without_a_close_one_gets_no_guess(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(write(tmp_path, "[dependencies.sglang]\nzzzzzz = 1\n"))
+    assert "did you mean" not in caught.value.message
+    assert "unknown key; expected one of default, directive" in caught.value.message
+
+
+def test_a_built_in_dependency_can_be_switched_off(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[dependencies.sglang]\nenabled = false\n"))
+    assert config.names == ("megatron",)
+    assert load_config(write(tmp_path, "[dependencies.sglang]\nenabled = true\n")).names == (
+        "sglang", "megatron")
+
+
+def test_a_missing_config_file_says_where_it_was_looked_for_and_to_check_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        load_config(".github/rocm-deps.toml")
+    assert caught.value.message == (
+        f"configuration file .github/rocm-deps.toml does not exist (a relative path is read "
+        f"from the working directory, {tmp_path}). In a job, check out the repository that "
+        f"holds it first (actions/checkout) and give its path relative to the workspace")

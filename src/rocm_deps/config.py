@@ -6,9 +6,10 @@ expected type, because a typo in a config key must never be silently ignored.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -130,6 +131,7 @@ class Config:
 
 # Expected type of every field: (python type, human description).
 _DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "enabled": (bool, "a boolean (false drops a built-in dependency)"),
     "repository": (str, "a string 'owner/repo'"),
     "path": (str, "a string (absolute path of the baked checkout)"),
     "remote": (str, "a string (git remote name)"),
@@ -196,6 +198,11 @@ def load_config(path: str | Path | None) -> Config:
     else:  # Python 3.10 (the MI350 image's): the same parser, carried in the source tree
         from rocm_deps._vendor import tomli as tomllib
     source = str(path)
+    if not Path(path).exists():
+        raise UsageError(f"configuration file {source} does not exist (a relative path is read "
+                         f"from the working directory, {Path.cwd()}). In a job, check out the "
+                         f"repository that holds it first (actions/checkout) and give its path "
+                         f"relative to the workspace", title="Invalid configuration")
     text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
     try:
         document = tomllib.loads(text)
@@ -212,13 +219,14 @@ def build_config(document: Mapping[str, Any], *, source: str) -> Config:
 
     unknown = sorted(set(document) - _TOP_LEVEL)
     if unknown:
-        raise fail(unknown[0], f"unknown key; expected one of {', '.join(sorted(_TOP_LEVEL))}")
+        raise fail(unknown[0], _unknown_key(unknown[0], _TOP_LEVEL))
     merged = _merge(BUILTIN_DEFAULTS, document)
     dependency_tables = merged["dependencies"]
     if not isinstance(dependency_tables, dict):
         raise fail("dependencies", "expected a table")
     dependencies = tuple(
         _dependency(name, table, fail) for name, table in dependency_tables.items()
+        if not (isinstance(table, Mapping) and table.get("enabled") is False)
     )
     _check_unique(dependencies, fail)
     install_table = merged.get("install", {})
@@ -249,9 +257,15 @@ def _table_values(table: Mapping[str, Any], fields: Mapping[str, tuple[Any, str]
     """The table's values, each checked against `fields`; an unknown key is an error."""
     unknown = sorted(set(table) - set(fields))
     if unknown:
-        raise fail(f"{where}.{unknown[0]}",
-                   f"unknown key; expected one of {', '.join(sorted(fields))}")
+        raise fail(f"{where}.{unknown[0]}", _unknown_key(unknown[0], fields))
     return {key: _typed(table, key, *fields[key], where, fail) for key in table}
+
+
+def _unknown_key(key: str, known: Iterable[str]) -> str:
+    names = sorted(known)
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f"did you mean `{close[0]}`? " if close else ""
+    return f"unknown key; {hint}expected one of {', '.join(names)}"
 
 
 def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...],

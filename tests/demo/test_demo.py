@@ -20,23 +20,13 @@ from rocm_deps.cli import main
 from rocm_deps.demo import world
 
 
-def json_documents(text: str) -> list[dict[str, Any]]:
-    """The JSON reports the demo's steps print on stdout, one after the other."""
-    decoder, documents, position = json.JSONDecoder(), [], 0
-    while position < len(text):
-        if text[position].isspace():
-            position += 1
-            continue
-        document, position = decoder.raw_decode(text, position)
-        documents.append(document)
-    return documents
-
-
 def run_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-             *arguments: str) -> tuple[int, str, list[dict[str, Any]]]:
+             *arguments: str) -> tuple[int, str, tuple[dict[str, Any], dict[str, Any]]]:
     code = main(["demo", "--format", "json", *arguments], {**os.environ, "TMPDIR": str(tmp_path)})
     captured = capsys.readouterr()
-    return code, captured.err, json_documents(captured.out)
+    document = json.loads(captured.out)  # one document, both reports inside
+    assert list(document) == ["resolve", "install"]
+    return code, captured.err, (document["resolve"], document["install"])
 
 
 def test_demo_shows_the_real_worlds_effects_and_cleans_up(
@@ -68,7 +58,34 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
     assert "sglang: the reset before checkout discards local changes in " in log
     sandbox_root = re.search(r"building the sandbox in (\S+)", log)
     assert sandbox_root is not None and Path(sandbox_root.group(1)).parent == tmp_path
+    root = sandbox_root.group(1)
+    # Every command it runs, as a user would type it.
+    assert (f"$ GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH={root}/event.json rocm-deps "
+            f"resolve --config {root}/demo.toml") in log.splitlines()
+    assert (f"$ rocm-deps install --config {root}/demo.toml --overrides-file "
+            f"{root}/overrides.json --workspace {root}/workspace --python "
+            f"{root}/venv/bin/python") in log.splitlines()
+    assert "the Markdown written to $GITHUB_STEP_SUMMARY" in log
     assert list(tmp_path.iterdir()) == []  # removed afterwards
+
+
+def test_the_command_demo_keep_prints_reruns_install_in_the_kept_sandbox(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, log, (_, installed) = run_demo(tmp_path, capsys, "--keep")
+    assert code == 0, log[-3000:]
+    lines = log.splitlines()
+    command = lines[lines.index(next(line for line in lines
+                                     if line.startswith("sandbox kept in "))) + 1].split()
+    assert command[:2] == ["rocm-deps", "install"]
+    again = subprocess.run([sys.executable, "-m", "rocm_deps", *command[1:], "--format", "json"],
+                           capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""})
+    assert again.returncode == 0, again.stderr[-3000:]
+    report = json.loads(again.stdout)
+    assert {name: dep["state"] for name, dep in report["dependencies"].items()} == {
+        "sglang": "up-to-date", "megatron": "up-to-date"}
+    assert {name: dep["sha"] for name, dep in report["dependencies"].items()} == {
+        name: dep["sha"] for name, dep in installed["dependencies"].items()}
 
 
 def test_demo_missing_target_scenario_fails_with_the_fix(

@@ -50,7 +50,9 @@ def test_after_an_error_resolve_writes_only_its_report() -> None:
     outputs = resolve.outputs(report, CONFIG)
     assert list(outputs) == ["report"]
     assert resolve.text(report, CONFIG) == (
-        "1 error(s): see the messages above; no outputs but `report`")
+        "resolve found 1 error(s), printed above as `error:` lines (in a workflow, as "
+        "annotations). Nothing was decided: the step wrote only its `report` output, so no "
+        "job can install from it")
 
 
 def test_findings_past_the_limit_are_counted_once() -> None:

@@ -221,7 +221,7 @@ def test_body_file_lints_locally(tmp_path: Path, cli: Cli) -> None:
     (["--event-path", "/nonexistent/event.json", "--event-name", "pull_request"],
      "does not exist"),
     (["--config", "/nonexistent.toml"],
-     "::error title=rocm-deps::configuration file /nonexistent.toml does not exist"),
+     "::error title=Invalid configuration::configuration file /nonexistent.toml does not exist"),
     (["--input", "novalue"], "expected NAME=VALUE"),
 ], ids=["missing-event", "missing-config", "bad-input"])
 def test_usage_errors_exit_2(cli: Cli, argv: list[str], message: str) -> None:
@@ -292,7 +292,9 @@ def test_after_an_error_the_text_report_shows_no_outputs(write_event: EventWrite
     result = cli("resolve", "--event-name", "pull_request", "--event-path",
                  write_event("ci-megatron-pr: abc1234"), github_actions=False)
     assert result.code == 1
-    assert result.stdout.strip() == "1 error(s): see the messages above; no outputs but `report`"
+    assert result.stdout.strip() == ("resolve found 1 error(s), printed above as `error:` lines (in a workflow, as "
+            "annotations). Nothing was decided: the step wrote only its `report` output, so no "
+            "job can install from it")
     assert "skip_dependency_install" not in result.stdout and "abc1234" not in result.stdout
 
 
@@ -353,3 +355,28 @@ def test_a_flood_of_findings_is_capped_in_every_channel(write_event: EventWriter
     assert len(result.summary.encode()) < 1024 * 1024
     assert "and 75,000 more (not shown)" in result.summary
     assert len(result.outputs["report"]) < 400 * 1024
+
+
+def test_nothing_to_read_says_no_body_was_found(cli: Cli) -> None:
+    result = cli("resolve", env={"GITHUB_EVENT_PATH": "", "GITHUB_EVENT_NAME": ""})
+    assert result.code == 0, result.stderr
+    assert ("::notice title=rocm-deps::no PR body was found: no event was given "
+            "(GITHUB_EVENT_PATH is unset). To check a description, use --body-file FILE; in a "
+            "workflow, run on pull_request") in result.stderr
+    assert result.outputs["skip_dependency_install"] == "true"
+
+
+def test_an_event_without_a_body_says_so(cli: Cli, write_event: EventWriter) -> None:
+    path = write_event(payload={"ref": "refs/heads/main"})
+    result = cli("resolve", "--event-name", "push", "--event-path", path)
+    assert result.code == 0, result.stderr
+    assert "no PR body was found in this `push` event's payload" in result.stderr
+
+
+@pytest.mark.parametrize("event", ["pull_request", "workflow_dispatch"])
+def test_an_empty_description_or_a_dispatch_gets_no_hint(cli: Cli, write_event: EventWriter,
+                                                         event: str) -> None:
+    path = write_event(None) if event == "pull_request" else write_event(payload={"inputs": {}})
+    result = cli("resolve", "--event-name", event, "--event-path", path)
+    assert result.code == 0, result.stderr
+    assert "no PR body was found" not in result.stderr

@@ -14,6 +14,8 @@ reaches install the way it does between two jobs of a workflow: through `$GITHUB
 
 from __future__ import annotations
 
+import json
+import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -60,42 +62,72 @@ def run(settings: DemoSettings, runner: Runner) -> int:
         runner.info(f"\n--- the PR body ---\n{body}")
         outputs, summary = root / "github_output", root / "step_summary.md"
         step_env = {**settings.environ, "GITHUB_OUTPUT": str(outputs),
-                    "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_EVENT_NAME": "pull_request",
-                    "GITHUB_EVENT_PATH": str(event)}
+                    "GITHUB_STEP_SUMMARY": str(summary)}
+        for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH"):
+            step_env.pop(name, None)
         step_env.pop("GITHUB_ACTIONS", None)
         runner.info("\n--- rocm-deps resolve ---")
-        code = _tool(settings, runner, step_env, "resolve", "--config", str(config))
+        event_variables = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event)}
+        code, resolved = _tool(settings, runner, step_env, event_variables, "resolve",
+                               "--config", str(config))
+        reports = {"resolve": resolved}
         if code != EXIT_OK:
+            _print_reports(settings, reports)
             return code
-        overrides = parse_outputs(outputs.read_text(encoding="utf-8"))["overrides"]
-        runner.info("\n--- rocm-deps install ---")
-        code = _tool(settings, runner, step_env, "install", "--config", str(config),
-                     "--overrides", overrides, "--workspace", str(box.workspace),
-                     "--python", box.python)
-        runner.info("\n--- job summary (as GitHub would render it) ---")
+        overrides_file = root / "overrides.json"
+        overrides_file.write_text(parse_outputs(outputs.read_text(encoding="utf-8"))[
+            "overrides"], encoding="utf-8")
+        runner.info("\n--- rocm-deps install (the overrides output of resolve, saved to a "
+                    "file) ---")
+        install = ("install", "--config", str(config), "--overrides-file", str(overrides_file),
+                   "--workspace", str(box.workspace), "--python", box.python)
+        code, reports["install"] = _tool(settings, runner, step_env, {}, *install)
+        runner.info("\n--- the job summary: the Markdown written to $GITHUB_STEP_SUMMARY, "
+                    "which GitHub shows as headings and tables ---")
         runner.info(summary.read_text(encoding="utf-8"))
         installed = sandbox.installed_versions(box, runner, settings.environ)
         runner.info(f"versions in the target interpreter: {installed}")
+        _print_reports(settings, reports)
+        if settings.keep:
+            runner.info(f"\nsandbox kept in {root}. Run install there again (nothing to "
+                        f"fetch the second time: it reports up-to-date):\n  "
+                        f"{shlex.join(('rocm-deps', *install))}")
     except CommandFailed as error:
         raise FatalError(f"could not build the demo sandbox in {root}: {error}") from None
     finally:
-        if settings.keep:
-            runner.info(f"sandbox kept in {root}")
-        else:
+        if not settings.keep:
             sandbox.remove(root)
     return code
 
 
 def _tool(settings: DemoSettings, runner: Runner, environ: Mapping[str, str],
-          *arguments: str) -> int:
-    """The real command line, as a child process with the step's environment."""
+          variables: Mapping[str, str], *arguments: str) -> tuple[int, object]:
+    """The real command line, as a child process with the step's environment and
+    `variables`; printed first the way a user would type it. Returns the exit code and the
+    report the command printed (JSON)."""
+    runner.info("$ " + shlex.join((*(f"{name}={value}" for name, value in variables.items()),
+                                   "rocm-deps", *arguments)))
     argv: Sequence[str] = (settings.python, "-m", "rocm_deps", *arguments,
                            "--format", settings.output_format)
     # The child must import this very copy of the package, wherever it was started from.
     source = str(Path(rocm_deps.__file__).resolve().parent.parent)
     search_path = environ.get("PYTHONPATH", "")
-    env = {**environ, "PYTHONPATH": source + (f":{search_path}" if search_path else "")}
+    env = {**environ, **variables,
+           "PYTHONPATH": source + (f":{search_path}" if search_path else "")}
     result = process.run(argv, runner, env=env, echo=False)
     runner.info(result.stderr.rstrip())
-    print(result.stdout, end="", flush=True)
-    return result.returncode
+    if settings.output_format == "text":
+        print(result.stdout, end="", flush=True)
+        return result.returncode, None
+    try:
+        report: object = json.loads(result.stdout)
+    except ValueError:
+        report = None
+    return result.returncode, report
+
+
+def _print_reports(settings: DemoSettings, reports: Mapping[str, object]) -> None:
+    """With `--format json`, both reports as one document on stdout (the text reports were
+    printed as each command ran)."""
+    if settings.output_format == "json":
+        print(json.dumps(reports, indent=2), flush=True)

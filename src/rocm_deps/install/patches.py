@@ -152,14 +152,14 @@ def _failure(dependency: DependencyConfig, outcome: PatchOutcome, commit: str) -
         return (f"{head}: the image's tracked edits, replayed because of `local-changes = "
                 f"\"reapply\"`, are {outcome.state} at this commit. Set `dependencies."
                 f"{dependency.name}.local-changes = \"discard\"` and redo what the image "
-                f"did with `prepare` commands that fit this commit")
+                f"did with `prepare` commands that fit this commit.")
     if outcome.state == MISSING_TARGET:
         return (f"{head}: it modifies {', '.join(outcome.missing)}, which does not exist at this "
                 f"commit, so the patch is probably obsolete for this ref. Update or drop the "
-                f"patch, or set `dependencies.{dependency.name}.on-missing-target = \"skip\"`")
+                f"patch, or set `dependencies.{dependency.name}.on-missing-target = \"skip\"`.")
     if outcome.state == AMBIGUOUS:
         return (f"{head}: it both applies and reverse-applies, so it is impossible to tell "
-                f"whether it is already present; give the patch more context lines")
+                f"whether it is already present; give the patch more context lines.")
     return (f"{head}: it neither applies nor is already present (fail-closed). Rejected hunks:\n"
             f"{outcome.rejected}\nFix: rebase the patch onto this ref, or name a ref the patch "
-            f"supports")
+            f"supports.")

@@ -80,7 +80,9 @@ def annotate(report: ResolveReport, runner: Runner) -> None:
 def text(report: ResolveReport, config: Config) -> str:
     if report.errors:
         # No skip flag or refs: they were not written, and must not look as if they were.
-        return f"{len(report.errors)} error(s): see the messages above; no outputs but `report`"
+        return (f"resolve found {len(report.errors)} error(s), printed above as `error:` lines "
+                f"(in a workflow, as annotations). Nothing was decided: the step wrote only "
+                f"its `report` output, so no job can install from it")
     lines = [f"skip_dependency_install={'true' if report.skip_dependency_install else 'false'}"
              f" named_by={report.named_by or '-'}"]
     for dependency in config.dependencies:

@@ -41,6 +41,9 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     context = event_context(settings.event_name, read_event(settings.event_path))
     report = ResolveReport()
     context, body = _body(settings, context, report)
+    if (body is None and context.pr_number is None and not settings.inputs
+            and settings.event_name != "workflow_dispatch"):
+        report.notices.append(_no_body_hint(settings))
     parsed = parse_body(body, config.dependencies)
     for finding in parsed.findings:
         report.add(finding)
@@ -58,6 +61,17 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         if override.kind == "short-commit" and override.sha is None:
             report.errors.append(Finding("error", _short_sha_message(override), override.line or 0))
     return report
+
+
+def _no_body_hint(settings: ResolveSettings) -> str:
+    """Why nothing was read: the commonest surprise when trying resolve by hand."""
+    if settings.event_path is None:
+        return ("no PR body was found: no event was given (GITHUB_EVENT_PATH is unset). To "
+                "check a description, use --body-file FILE; in a workflow, run on "
+                "pull_request")
+    return (f"no PR body was found in this `{settings.event_name}` event's payload, so no "
+            f"directive can name a dependency; pull_request events carry one, "
+            f"workflow_run needs `body-source: api`")
 
 
 def _api(settings: ResolveSettings) -> GitHubApi:
