@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -59,6 +59,19 @@ def require_tool(available: bool, message: str) -> None:
 def pip_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One pip cache for the session: what one test downloaded, the next need not."""
     return tmp_path_factory.mktemp("pip-cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_left_in_the_system_temp_dir() -> Iterator[None]:
+    """Whatever the tool or a test creates goes below pytest's temporary directories: no
+    `rocm-deps*` entry (a sandbox, a PyGithub download, a lock) may stay in the system's."""
+    def ours() -> set[str]:
+        return {name for name in os.listdir(tempfile.gettempdir())
+                if name.startswith("rocm-deps")}
+
+    before = ours()
+    yield
+    assert ours() - before == set(), "left in the system temp dir"
 
 
 @pytest.fixture(autouse=True)

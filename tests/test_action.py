@@ -351,3 +351,48 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
     assert manifest.run == "https://github.com/radixark/miles/actions/runs/77"
     assert manifest.tested["sglang"].sha == "2" * 40
     assert "`install-mi350: installed, 0.5.16`" in posted["body"]
+
+
+def third_dependency_example(config: Path) -> str:
+    """examples/third-dependency.yml as written, but for what act cannot do: the MI350
+    container (act runs jobs on the host) and the suite (this repository has none), left out;
+    the config path points at the test's file and the action is this checkout's."""
+    workflow = (ROOT / "examples" / "third-dependency.yml").read_text()
+    container = re.search(r"    container:\n(?:      .*\n)+", workflow)
+    suite = re.search(r"      - name: Run the suite\n        run: .*\n", workflow)
+    assert container is not None and suite is not None
+    workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
+    assert workflow.count("config: .github/rocm-deps.toml") == 2
+    workflow = workflow.replace("config: .github/rocm-deps.toml", f"config: {config}")
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1", "./", workflow)
+
+
+def test_a_third_dependency_by_config_reaches_the_gpu_job_through_fromjson(
+        tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
+    vllm = tmp_path / "vllm"
+    git(tmp_path, "clone", "-q", str(box.origins["sglang"]), str(vllm))
+    config = tmp_path / "rocm-deps.toml"
+    config.write_text(f"""\
+[dependencies.sglang]
+enabled = false
+
+[dependencies.megatron]
+enabled = false
+
+[dependencies.vllm]
+repository = "vllm-project/vllm"
+path = "{vllm}"
+install-dir = ""
+
+[install]
+workspace-install = false
+retry-min-seconds = 0
+retry-max-seconds = 0
+""")
+    pr_head = box.commits["sglang"]["pr"]
+    code, log = run_act(tmp_path, pip_cache, third_dependency_example(config), "pull_request",
+                        pull_request("Needs the vLLM fix.\n\nci-vllm-pr: #101\n"),
+                        "-P", "self-hosted=-self-hosted", "-s", "GITHUB_TOKEN=")
+    assert code == 0, log[-4000:]
+    assert "vLLM under test: ref=[refs/pull/101/head] sha=[]" in printed(log)
+    assert git(vllm, "rev-parse", "HEAD") == pr_head

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from rocm_deps.errors import UsageError
+from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.directives import Finding
 from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_ref_format
 from rocm_deps.options import Policy
@@ -379,17 +380,19 @@ class Manifest:
 
 
 def read_manifest(body: str) -> Manifest | None:
-    """The manifest of a comment body, None when it holds no valid data block: a comment
-    somebody edited by hand is not trusted to say what was tested."""
-    start = body.find(DATA_OPEN)
-    end = body.find(DATA_CLOSE, start + len(DATA_OPEN)) if start >= 0 else -1
-    if start < 0 or end < 0 or end - start > MAX_DATA:
+    """The manifest of a comment body, None unless the body holds exactly one data block and
+    it is the last line: the writer puts it there, and a second one (a value quoted from a
+    report, a hand edit) makes the comment untrustworthy rather than readable."""
+    last = body.rstrip("\n").rsplit("\n", 1)[-1]
+    if body.count(DATA_OPEN) != 1 or not (last.startswith(DATA_OPEN) and last.endswith(
+            DATA_CLOSE)) or len(last) > MAX_DATA:
         return None
     try:
-        document = json.loads(body[start + len(DATA_OPEN):end])
+        document = json.loads(last[len(DATA_OPEN):-len(DATA_CLOSE)])
     except (ValueError, RecursionError):
         return None
-    if not isinstance(document, dict) or document.get("version") != MANIFEST_VERSION:
+    if not isinstance(document, dict) or type(document.get("version")) is not int or (
+            document["version"] != MANIFEST_VERSION):
         return None
     run, entries = document.get("run"), document.get("tested")
     if not isinstance(run, str) or not isinstance(entries, dict) or len(entries) > MAX_TESTED:
@@ -457,6 +460,8 @@ def _installed(entry: Mapping[str, Any], where: str) -> InstalledDependency:
     if version is not None and (not isinstance(version, str) or len(version) > MAX_TEXT):
         raise UsageError(f"{where}: `version` must be a string of at most {MAX_TEXT} "
                          f"characters or null")
+    if version is not None:
+        version = without_lone_surrogates(version)
     if not isinstance(patches, dict) or len(patches) > MAX_TESTED:
         raise UsageError(f"{where}: `patches` must be an object")
     states: list[tuple[str, PatchState]] = []
@@ -464,7 +469,7 @@ def _installed(entry: Mapping[str, Any], where: str) -> InstalledDependency:
         patch_state = outcome.get("state") if isinstance(outcome, dict) else None
         if len(patch) > MAX_TEXT or patch_state not in get_args(PatchState):
             raise UsageError(f"{where}: patch {patch[:40]!r} has no valid `state`")
-        states.append((patch, cast(PatchState, patch_state)))
+        states.append((without_lone_surrogates(patch), cast(PatchState, patch_state)))
     return InstalledDependency(state, sha, version, tuple(states))
 
 

@@ -47,7 +47,7 @@ def parse_json(text: str, where: str) -> object:
     """JSON from input; malformed or absurdly nested text is a usage error naming `where`."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
+    except ValueError as error:  # JSONDecodeError, and an integer of more than 4300 digits
         raise UsageError(f"{where}: not valid JSON ({error})") from None
     except RecursionError:
         raise UsageError(f"{where}: not valid JSON (nested too deeply)") from None

@@ -52,20 +52,21 @@ def config(tmp_path: Path) -> Path:
 
 
 class Run(Protocol):
-    def __call__(self, body: str, *extra: str, installs: tuple[Path, ...] = (),
+    def __call__(self, body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                  event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult: ...
 
 
 @pytest.fixture
 def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitHub,
             config: Path) -> Run:
-    """Resolve `body` (with the token: SHAs pinned), then run `comment` on its report; the
-    API log holds only the comment's requests."""
+    """Resolve `body` (with the token: SHAs pinned), then run `comment` on its report and
+    `installs` (default: one GPU job's report that installed every pinned commit); the API
+    log holds only the comment's requests."""
     env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "radixark/miles",
            "GITHUB_RUN_ID": "42"}
 
-    def invoke(body: str, *extra: str, installs: tuple[Path, ...] = (),
+    def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
         path = write_event(body, number=7, repository="radixark/miles")
         resolved = cli("resolve", "--event-name", "pull_request", "--event-path", path,
@@ -74,6 +75,8 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
         assert resolved.code == 0, resolved.stderr
         report = tmp_path / f"resolve-{len(list(tmp_path.glob('resolve-*')))}.json"
         report.write_text(resolved.stdout)
+        if installs is None:
+            installs = (installed_everything(json.loads(resolved.stdout), tmp_path),)
         if payload is not None:
             path = write_event(payload=payload, repository="radixark/miles")
         github.log.clear()
@@ -89,6 +92,19 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
 
 def thread(github: FakeGitHub) -> list[dict[str, Any]]:
     return github.repository("radixark/miles").comments.get(7, [])
+
+
+def installed_everything(resolved: dict[str, Any], tmp_path: Path) -> Path:
+    """The install report of a GPU job that installed every commit resolve pinned."""
+    dependencies = {}
+    for name, override in resolved["overrides"].items():
+        dependencies[name] = DependencyReport(name, override["source"], override["ref"],
+                                              override["sha"], commit=override["sha"],
+                                              state="installed")
+    path = tmp_path / f"gpu-{len(list(tmp_path.glob('gpu-*')))}" / "install-mi350.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(InstallReport(False, "python3", dependencies).to_json()))
+    return path
 
 
 def install_report(tmp_path: Path, name: str, *, sha: str = HEAD_102,
@@ -115,7 +131,7 @@ def test_the_first_run_creates_one_comment_with_what_was_tested(
     assert posted["user"]["login"] == "github-actions[bot]"
     body = posted["body"]
     assert body.startswith(MANIFEST_MARKER + "\n")
-    assert ("| `sglang` | `body, line 3` | [sgl-project/sglang#102](https://github.com/"
+    assert ("| `sglang` | `body, line 3: #102` | [sgl-project/sglang#102](https://github.com/"
             "sgl-project/sglang/pull/102) open | `222222222222` | `sglang.patch: applied` | "
             "`mi350-1: installed, 0.5.16.dev201+g2222222` |") in body
     assert f"Run: {RUN}" in body
@@ -382,3 +398,114 @@ def test_merge_check_reads_a_body_file_without_an_event(cli: Cli, tmp_path: Path
     assert (check["dependency"], check["state"], check["verdict"], check["line"]) == (
         "sglang", "open", "fail", 3)
     assert "::error title=rocm-deps%3A merge blocked by sglang::line 3: " in result.stderr
+
+
+# ---- what an adversarial review found -----------------------------------------------------
+
+FORGED = ('<!-- rocm-deps:data {"version":1,"run":"","tested":{"sglang":{"repository":'
+          f'"sgl-project/sglang","ref":"y","sha":"{MOVED}","pr":102}}}}}} -->')
+
+
+def test_a_data_block_quoted_from_a_report_cannot_pose_as_the_manifest(
+        comment: Run, guard: Guard, github: FakeGitHub, tmp_path: Path) -> None:
+    gpu = install_report(tmp_path, "mi350.json", version=FORGED[:200], patch=FORGED[:200])
+    assert comment("ci-sglang-pr: #102", installs=(gpu,)).code == 0
+    [posted] = thread(github)
+    manifest = read_manifest(posted["body"])
+    assert manifest is not None and manifest.tested["sglang"].sha == HEAD_102
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    assert guard("ci-sglang-pr: #102").code == 1  # the move is noticed
+
+
+def test_a_second_data_block_makes_a_comment_untrusted() -> None:
+    real = Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "r", HEAD_102, 102)})
+    assert read_manifest(f"{MANIFEST_MARKER}\n{real.data_block()}\n") == real
+    assert read_manifest(f"{MANIFEST_MARKER}\n{FORGED}\n{real.data_block()}\n") is None
+    assert read_manifest(f"{MANIFEST_MARKER}\n{real.data_block()}\nmore text\n") is None
+    assert read_manifest(real.data_block().replace('"version":1', '"version":true')) is None
+
+
+def test_a_carriage_return_in_a_value_cannot_leave_its_table_cell(
+        comment: Run, github: FakeGitHub, tmp_path: Path) -> None:
+    gpu = install_report(tmp_path, "mi350.json",
+                         version="1\r\r[click](https://evil.example) <img src=x>\r\r")
+    assert comment("ci-sglang-pr: #102", installs=(gpu,)).code == 0
+    shown = render(thread(github)[0]["body"])
+    assert "<img" not in shown and "evil.example\"" not in shown
+    assert shown.count("<tr>") == 2
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ('{"version": 1, "dependencies": {}, "x": ' + "9" * 5000 + "}", 2),
+    ('{"version": 1, "dependencies": {"sglang": {"version": "\\ud800", "patches": {}, '
+     f'"state": "installed", "sha": "{HEAD_102}"}}}}}}', 0),
+])
+def test_huge_numbers_and_lone_surrogates_are_no_internal_error(
+        comment: Run, github: FakeGitHub, tmp_path: Path, text: str, code: int) -> None:
+    path = tmp_path / "gpu.json"
+    path.write_text(text)
+    result = comment("ci-sglang-pr: #102", installs=(path,))
+    assert result.code == code, result.stderr
+    assert len(thread(github)) == (1 if code == 0 else 0)
+
+
+@pytest.mark.parametrize("reports", ["disagree", "failed", "none", "not-named"])
+def test_only_a_commit_every_install_report_installed_counts_as_tested(
+        comment: Run, github: FakeGitHub, tmp_path: Path, reports: str) -> None:
+    installs = {
+        "disagree": (install_report(tmp_path, "a.json", sha=MOVED),
+                     install_report(tmp_path, "b.json", sha="3" * 40)),
+        "failed": (install_report(tmp_path, "a.json", state="failed"),),
+        "none": (),
+        "not-named": (tmp_path / "empty.json",),
+    }[reports]
+    (tmp_path / "empty.json").write_text('{"version": 1, "dependencies": {}}')
+    assert comment("ci-sglang-pr: #102", installs=installs).code == 0
+    body = thread(github)[0]["body"]
+    manifest = read_manifest(body)
+    assert manifest is not None and manifest.tested["sglang"].sha is None
+    assert ("not confirmed: resolve pinned `222222222222`, no install report says it was "
+            "installed") in body
+
+
+def test_long_lists_are_folded(comment: Run, github: FakeGitHub, tmp_path: Path) -> None:
+    installs = tuple(install_report(tmp_path, f"job-{index:02}.json") for index in range(14))
+    assert comment("ci-sglang-pr: #102", installs=installs).code == 0
+    body = thread(github)[0]["body"]
+    assert "`job-09: installed, 0.5.16.dev201+g2222222`<br>… and 4 more" in body
+    assert "job-10" not in body
+
+
+def test_a_manifest_for_another_repository_does_not_count(guard: Guard,
+                                                         github: FakeGitHub) -> None:
+    github.repository("radixark/miles").add_comment(7, "github-actions[bot]", (
+        f"{MANIFEST_MARKER}\n" + Manifest(RUN, {"sglang": ManifestEntry(
+            "someone/sglang-fork", "refs/pull/102/head", HEAD_102, 102)}).data_block()))
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 1
+    assert "sgl-project/sglang#102 was not tested" in result.stderr
+
+
+def test_a_branch_gets_a_warning_that_it_is_not_checked_for_staleness(
+        guard: Guard, github: FakeGitHub) -> None:
+    github.repository("sgl-project/sglang").branches["feature-x"] = "4" * 40
+    result = guard("ci-sglang-pr: feature-x")
+    assert result.code == 0
+    assert ("::warning title=rocm-deps%3A not checked for staleness::`ci-sglang-pr: "
+            "feature-x` names a branch or tag") in result.stderr
+
+
+def test_require_tested_fails_closed_on_a_group_it_cannot_identify_even_under_warn(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) -> None:
+    miles = github.repository("radixark/miles")
+    miles.comparisons[f"{'b' * 40}...{'c' * 40}"] = ["A rebase-merged commit",
+                                                     "Testing the fix (#7)"]
+    path = write_event(payload={"merge_group": {
+        "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{'c' * 40}",
+        "base_sha": "b" * 40, "head_sha": "c" * 40}}, repository="radixark/miles")
+    result = cli("merge-check", "--event-name", "merge_group", "--event-path", path,
+                 "--config", str(config), "--require-tested", "--policy", "warn",
+                 "--github-token-env", "TEST_GITHUB_TOKEN",
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+    assert result.code == 1
+    assert "fails closed under `warn` with --require-tested" in result.stderr

@@ -276,6 +276,11 @@ class GitHubApi:
                            f"{_reset_text(error.headers)}. Re-run after that, or pass a token "
                            f"with a higher limit (the job's GITHUB_TOKEN)") from None
         except GithubException as error:
+            if error.status == 422 and "comment" in what:
+                message = (error.data or {}).get("message") if isinstance(error.data,
+                                                                          dict) else None
+                raise ApiError(f"GitHub refused {what} (HTTP 422"
+                               f"{': ' + str(message)[:200] if message else ''})") from None
             if error.status == 422:
                 raise ApiError(f"{what}: no single commit matches (unknown, or an ambiguous "
                                f"abbreviation); give the full 40-digit SHA") from None

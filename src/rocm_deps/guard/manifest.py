@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rocm_deps.config import REPOSITORY, Config
 from rocm_deps.contract import (
     MANIFEST_MARKER,
+    InstalledDependency,
     InstallResult,
     Manifest,
     ManifestRow,
@@ -26,7 +27,7 @@ from rocm_deps.contract import (
     read_manifest,
 )
 from rocm_deps.errors import FatalError, UsageError
-from rocm_deps.files import OVERRIDES_LIMIT
+from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.settings import CommentSettings
@@ -54,13 +55,22 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
         reported = tuple((result.label, result.dependencies[name]) for result in installs
                          if name in result.dependencies)
-        shas = {entry.sha for _, entry in reported if entry.sha}
-        tested = shas.pop() if len(shas) == 1 else override.sha
+        tested = _confirmed(reported)
         run.rows.append(ManifestRow(
             name, override, dependency.repository, tested, reported,
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
     return run
+
+
+def _confirmed(reported: Sequence[tuple[str, InstalledDependency]]) -> str | None:
+    """The commit tested: every install report that names the dependency installed it (or
+    found it up to date) at one and the same commit. Resolve's pin alone proves nothing ran."""
+    shas = {entry.sha for _, entry in reported}
+    if not reported or len(shas) != 1 or not all(
+            entry.state in ("installed", "up-to-date") for _, entry in reported):
+        return None
+    return shas.pop()
 
 
 def read_reports(paths: Sequence[Path], config: Config) -> tuple[
@@ -89,8 +99,9 @@ def _label(path: Path) -> str:
     """How an install report is named in the comment: its file, or the directory an artifact
     download put it in when the file has a generic name."""
     stem = path.stem
-    return path.parent.name if stem in ("report", "install", "install-report") and (
+    label = path.parent.name if stem in ("report", "install", "install-report") and (
         path.parent.name) else stem
+    return without_lone_surrogates(label)  # a file name that is not UTF-8
 
 
 def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
@@ -133,14 +144,16 @@ def _pull(api: GitHubApi, repository: str, number: int) -> PullInfo:
 
 
 def own_manifest(comments: Sequence[IssueComment], author: str) -> IssueComment | None:
-    """The oldest comment with the marker written by `author`; others are look-alikes."""
+    """The oldest comment that starts with the marker and is written by `author`; others are
+    look-alikes. (Every workflow that comments with GITHUB_TOKEN writes as the same bot.)"""
     return next((comment for comment in comments
-                 if comment.author == author and MANIFEST_MARKER in comment.body), None)
+                 if comment.author == author and comment.body.startswith(MANIFEST_MARKER)),
+                None)
 
 
 def look_alikes(comments: Sequence[IssueComment], author: str) -> list[IssueComment]:
     return [comment for comment in comments
-            if comment.author != author and MANIFEST_MARKER in comment.body]
+            if comment.author != author and comment.body.startswith(MANIFEST_MARKER)]
 
 
 def tested_manifest(api: GitHubApi, repository: str, number: int,

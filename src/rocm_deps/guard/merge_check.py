@@ -65,6 +65,12 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
                     else None)
             if pull is not None:
                 pulls[directive.dependency] = pull
+            elif settings.require_tested and directive.spec.kind == "ref":
+                report.warnings.append(Finding("warning", (
+                    f"`{directive.key}: {directive.raw}` names a branch or tag, which can move "
+                    f"without a trace here: --require-tested checks pull requests only. Name "
+                    f"the pull request or a commit SHA"), directive.line,
+                    title="rocm-deps: not checked for staleness"))
             state, merged = _state(pull, dependency.repository, directive.spec.pr, settings)
             verdict, reason = judge(settings.policy, directive.key, directive.raw, state,
                                      merged, dependency.repository, directive.spec.pr)
@@ -122,15 +128,17 @@ def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str
     fail closed; one of them could name an open dependency pull request."""
     message = (f"the merge group's pull requests cannot all be identified: {why}. Only "
                f"#{last} (the queue branch's) is checked")
-    if settings.policy == "warn":
+    if settings.policy == "warn" and not settings.require_tested:
         report.notices.append(message)
         return
     report.errors.append(Finding(
-        "error", f"{message}, so merge-check fails closed under `{settings.policy}`: a pull "
+        "error", f"{message}, so merge-check fails closed under `{settings.policy}`"
+                 f"{' with --require-tested' if settings.require_tested else ''}: a pull "
                  f"request it cannot see could name a dependency pull request that is still "
-                 f"open. Use the merge or squash method for the merge queue (their commits "
-                 f"name the pull request they merge) and at most {MAX_GROUP} pull requests "
-                 f"a group, or `policy: warn` to annotate only",
+                 f"open or untested. Use the merge or squash method for the merge queue (their "
+                 f"commits name the pull request they merge) and at most {MAX_GROUP} pull "
+                 f"requests a group"
+                 f"{'' if settings.require_tested else ', or `policy: warn` to annotate only'}",
         title="rocm-deps: merge group not identified"))
 
 
@@ -216,10 +224,12 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
         dependency = settings.config.dependency(name)
         target = f"{dependency.repository}#{pull.number}"
         tested = manifest.tested.get(name)
-        if tested is None or tested.pr != pull.number or tested.sha is None:
+        if tested is None or tested.pr != pull.number or tested.sha is None or (
+                tested.repository.lower() != dependency.repository.lower()):
             report.errors.append(Finding("error", (
                 f"pull request #{number}: {target} was not tested (the manifest of {run} "
-                f"does not name it with a commit): re-run the suite"),
+                f"names no commit of it that an install report confirmed): re-run the "
+                f"suite"),
                 title="rocm-deps: not tested"))
         elif tested.sha != pull.head_sha:
             report.errors.append(Finding("error", (

@@ -11,9 +11,23 @@ import json
 import shlex
 
 from rocm_deps.contract import MANIFEST_MARKER, ManifestRow, ManifestRun
+from rocm_deps.files import without_lone_surrogates
 from rocm_deps.reports.markdown import markdown_cell, markdown_code_block, markdown_table
 
 HEADER = ("dependency", "named by", "pull request", "tested commit", "patches", "install")
+LISTED = 10  # patches and install results listed per cell; the rest are counted
+MAX_COMMENT = 65_536  # GitHub's limit for a comment body
+
+
+def _cell(text: str) -> str:
+    """A value quoted from a report: no HTML comment can open (a quoted `<!--` could pose as
+    the data block), nothing but a code span renders."""
+    return markdown_cell(without_lone_surrogates(text).replace("<!--", "<!- -"))
+
+
+def _listed(cells: list[str]) -> str:
+    more = len(cells) - LISTED
+    return "<br>".join(cells[:LISTED] + ([f"… and {more} more"] if more > 0 else []))
 
 
 def comment_body(run: ManifestRun) -> str:
@@ -31,21 +45,33 @@ def comment_body(run: ManifestRun) -> str:
         lines += ["", "Reproduce the install in the container:", "",
                   markdown_code_block([_reproduce(run)])]
     lines += ["", run.manifest.data_block()]
-    return "\n".join(lines) + "\n"
+    body = "\n".join(lines) + "\n"
+    if len(body) > MAX_COMMENT:  # many dependencies with long names: keep the data block
+        body = "\n".join([*lines[:3], "The table is too long for one comment: see the run.",
+                          "", f"Run: {run.run_url or 'unknown'}", "",
+                          run.manifest.data_block()]) + "\n"
+    return body
 
 
 def _row(row: ManifestRow) -> list[str]:
     override = row.override
     named = f"{override.source}{f', line {override.line}' if override.line else ''}"
-    return [markdown_cell(row.name), markdown_cell(named), _pull(row),
-            markdown_cell(row.tested[:12]) if row.tested else "unknown (no token, no install "
-                                                              "report)",
-            _patches(row), _installs(row)]
+    if override.raw != override.ref:
+        named += f": {override.raw}"
+    if row.tested:
+        tested = markdown_cell(row.tested[:12])
+    elif override.sha:
+        tested = (f"not confirmed: resolve pinned {markdown_cell(override.sha[:12])}, no "
+                  f"install report says it was installed")
+    else:
+        tested = "unknown: no install report says it was installed"
+    return [markdown_cell(row.name), markdown_cell(named), _pull(row), tested, _patches(row),
+            _installs(row)]
 
 
 def _pull(row: ManifestRow) -> str:
     if row.override.pr is None:
-        return f"none ({markdown_cell(row.override.ref)})"
+        return f"none ({_cell(row.override.ref)})"
     link = (f"[{row.repository}#{row.override.pr}](https://github.com/{row.repository}/pull/"
             f"{row.override.pr})")
     if row.pull_state is None:
@@ -57,18 +83,18 @@ def _pull(row: ManifestRow) -> str:
 
 def _patches(row: ManifestRow) -> str:
     states = {patch: state for _, entry in row.installs for patch, state in entry.patches}
-    return "<br>".join(markdown_cell(f"{patch}: {state}") for patch, state in states.items())
+    return _listed([_cell(f"{patch}: {state}") for patch, state in states.items()])
 
 
 def _installs(row: ManifestRow) -> str:
-    return "<br>".join(
-        markdown_cell(f"{label}: {entry.state or 'unknown'}"
-                      f"{f', {entry.version}' if entry.version else ''}")
-        for label, entry in row.installs) or "not reported"
+    return _listed([_cell(f"{label}: {entry.state or 'unknown'}"
+                          f"{f', {entry.version}' if entry.version else ''}")
+                    for label, entry in row.installs]) or "not reported"
 
 
 def _reproduce(run: ManifestRun) -> str:
-    overrides = {row.name: {"ref": row.override.ref, "sha": row.tested} for row in run.rows}
+    overrides = {row.name: {"ref": row.override.ref, "sha": row.tested or row.override.sha}
+                 for row in run.rows}
     document = json.dumps(overrides, separators=(",", ":"))
     return f"rocm-deps install --overrides {shlex.quote(document)}"
 

@@ -4,13 +4,16 @@ no link, image or HTML (DESIGN §4)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 
 def markdown_cell(value: object) -> str:
     """Render a value inside a Markdown table cell without breaking the table."""
     text = "" if value is None else str(value)
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    # Every control character (\r too: cmark ends a line at a lone \r) becomes a space.
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
     return f"`{text}`" if text else ""
 
 
