@@ -1,4 +1,4 @@
-"""Regenerate the README's usage block and input/output tables from action.yml.
+"""Regenerate the README's input and output tables from action.yml.
 
 `python scripts/render_readme.py` rewrites README.md in place; `--check` exits 1 (and says
 what to run) when README.md is not what action.yml would generate. CI runs `--check`.
@@ -8,30 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
 
-import yaml
+try:
+    import yaml
+except ModuleNotFoundError:  # the `lint` extra has it; the `test` extra alone does not
+    raise SystemExit("scripts/render_readme.py needs PyYAML: "
+                     "pip install -e '.[test,lint]'") from None
 
 ROOT = Path(__file__).resolve().parent.parent
-USES = "your-org/rocm-deps@v1"
-BLOCKS = ("usage", "inputs", "outputs")
-
-
-def usage_block(action: dict) -> str:
-    lines = ["```yaml", f"- uses: {USES}", "  with:"]
-    for name, spec in action["inputs"].items():
-        description = " ".join(str(spec.get("description", "")).split())
-        for wrapped in textwrap.wrap(description, width=88):
-            lines.append(f"    # {wrapped}")
-        if spec.get("required"):
-            lines.append("    # Required.")
-        else:
-            lines.append(f"    # Default: {spec.get('default', '')!r}")
-        lines.append(f"    {name}: ''")
-        lines.append("")
-    lines[-1:] = ["```"]
-    return "\n".join(lines)
+BLOCKS = ("inputs", "outputs")
 
 
 def cell(text: object) -> str:
@@ -55,7 +41,7 @@ def outputs_table(action: dict) -> str:
 
 
 def render(readme: str, action: dict) -> str:
-    generated = {"usage": usage_block(action), "inputs": inputs_table(action),
+    generated = {"inputs": inputs_table(action),
                  "outputs": outputs_table(action)}
     for block in BLOCKS:
         start, end = f"<!-- {block}:start -->", f"<!-- {block}:end -->"

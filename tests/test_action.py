@@ -300,7 +300,7 @@ def comment_example(reports: Path) -> str:
                 f"        run: mkdir -p \"$RUNNER_TEMP/rocm-deps\" && cp {reports}/* "
                 f"\"$RUNNER_TEMP/rocm-deps/\" && cp -r {ROOT}/action.yml {ROOT}/src "
                 f"\"$GITHUB_WORKSPACE/\"\n")
-    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1")
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.0\.0")
     assert len(action.findall(workflow)) == 1
     return action.sub("./", workflow.replace(download.group(0), stand_in))
 
@@ -364,7 +364,7 @@ def third_dependency_example(config: Path) -> str:
     workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
     assert workflow.count("config: .github/rocm-deps.toml") == 2
     workflow = workflow.replace("config: .github/rocm-deps.toml", f"config: {config}")
-    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1", "./", workflow)
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.0\.0", "./", workflow)
 
 
 def test_a_third_dependency_by_config_reaches_the_gpu_job_through_fromjson(
