@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded
+from rocm_deps.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, ValueKind, check_value
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 # What a directive key is made of, after case folding: the look-alike table
@@ -37,34 +38,6 @@ LocalChangesPolicy = Literal["discard", "reapply"]
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
 Fail = Callable[[str, str], UsageError]
 
-BUILTIN_DEFAULTS: dict[str, Any] = {
-    "dependencies": {
-        "sglang": {
-            "repository": "sgl-project/sglang",
-            "path": "/sgl-workspace/sglang",
-            "remote": "origin",
-            "install-dir": "python",
-            "patches": [],
-            # docker/rocm.Dockerfile's pyproject swap, redone at the new commit.
-            "recipe": "sglang-rocm",
-            # Compiled by the image build; `pip install -e --no-deps` does not rebuild them.
-            "rebuild-paths": ["sgl-kernel/", "python/sglang/kernels/aot/",
-                              "sgl-model-gateway/"],
-        },
-        "megatron": {
-            "repository": "radixark/Megatron-LM",
-            "path": "/root/Megatron-LM",
-            "remote": "origin",
-            "install-dir": ".",
-            "patches": ["docker/amd_patch/latest/megatron.patch"],
-            "submodules": True,
-            # Measured on the real history (docs: install on real history): a blob-less fetch
-            # halves the first run here; on SGLang's history it is slower, so not there.
-            "fetch-filter": "blob:none",
-        },
-    },
-    "install": {"workspace-install": True, "pip-args": []},
-}
 
 
 @dataclass(frozen=True)
@@ -89,6 +62,24 @@ class DependencyConfig:
     pip_env: tuple[tuple[str, str], ...] = ()
     pip_args: tuple[str, ...] = ()
     rebuild_paths: tuple[str, ...] = ()
+
+
+
+
+@dataclass(frozen=True)
+class ValueConfig:
+    """A directive that carries a value, not a git ref (`ci-image-tag: nightly`)."""
+
+    name: str
+    kind: ValueKind
+    directive: str
+    dispatch_input: str
+    default: str | None = None
+    from_body: bool = True  # False: the body's line is not applied (a notice says so)
+
+    @property
+    def output(self) -> str:
+        return self.name.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -117,6 +108,12 @@ class Config:
     lock_file: str | None = None
     api: ApiConfig = ApiConfig()
     source: str = "built-in defaults"
+    values: tuple[ValueConfig, ...] = ()
+    lock_file_required: bool = True
+    profile: Profile = "rocm"
+
+    def value(self, name: str) -> ValueConfig:
+        return next(value for value in self.values if value.name == name)
 
     def dependency(self, name: str) -> DependencyConfig:
         for dependency in self.dependencies:
@@ -183,13 +180,21 @@ RANGES: dict[str, tuple[float, float]] = {
     "api.attempts": (1, 10), "api.backoff-seconds": (0, 60),
     "api.max-rate-limit-wait-seconds": (0, 600),
 }
-_TOP_LEVEL = {"dependencies", "install", "lock-file", "api"}
+_TOP_LEVEL = {"dependencies", "install", "lock-file", "lock-file-required", "api", "values"}
+_VALUE_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "kind": (str, "\"docker-tag\" or \"number\""),
+    "directive": (str, "a string such as \"ci-image-tag\""),
+    "dispatch-input": (str, "a string such as \"ci_image_tag\""),
+    "default": (str, "a string valid for the value's kind"),
+    "from-body": (bool, "a boolean (false: only dispatch and --value set it)"),
+}
+VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
-def load_config(path: str | Path | None) -> Config:
-    """Built-in defaults, overridden by the TOML file at `path` when one is given."""
+def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
+    """A profile's built-in defaults, overridden by the TOML file at `path` when given."""
     if path is None:
-        return build_config({}, source="built-in defaults")
+        return build_config({}, source="built-in defaults", profile=profile)
     import sys
 
     # Imported here: most runs use the built-in defaults and never parse TOML.
@@ -199,10 +204,11 @@ def load_config(path: str | Path | None) -> Config:
         from rocm_deps._vendor import tomli as tomllib
     source = str(path)
     if not Path(path).exists():
-        raise UsageError(f"configuration file {source} does not exist (a relative path is read "
-                         f"from the working directory, {Path.cwd()}). In a job, check out the "
-                         f"repository that holds it first (actions/checkout) and give its path "
-                         f"relative to the workspace", title="Invalid configuration")
+        where = ("" if Path(path).is_absolute() else
+                 f" (a relative path is read from the working directory, {Path.cwd()})")
+        raise UsageError(f"configuration file {source} does not exist{where}. In a job, check "
+                         f"out the repository that holds it first (actions/checkout) and give "
+                         f"its path relative to the workspace", title="Invalid configuration")
     text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
     try:
         document = tomllib.loads(text)
@@ -210,17 +216,18 @@ def load_config(path: str | Path | None) -> Config:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
     except RecursionError:
         raise UsageError(f"{source}: not valid TOML: nested too deeply") from None
-    return build_config(document, source=source)
+    return build_config(document, source=source, profile=profile)
 
 
-def build_config(document: Mapping[str, Any], *, source: str) -> Config:
+def build_config(document: Mapping[str, Any], *, source: str,
+                 profile: Profile = "rocm") -> Config:
     def fail(key: str, problem: str) -> UsageError:
         return UsageError(f"{source}: {key}: {problem}", title="Invalid configuration")
 
     unknown = sorted(set(document) - _TOP_LEVEL)
     if unknown:
         raise fail(unknown[0], _unknown_key(unknown[0], _TOP_LEVEL))
-    merged = _merge(BUILTIN_DEFAULTS, document)
+    merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
     dependency_tables = merged["dependencies"]
     if not isinstance(dependency_tables, dict):
         raise fail("dependencies", "expected a table")
@@ -239,7 +246,46 @@ def build_config(document: Mapping[str, Any], *, source: str) -> Config:
     api_table = merged.get("api", {})
     if not isinstance(api_table, dict):
         raise fail("api", "expected a table")
-    return Config(dependencies, install, lock_file or None, _api(api_table, fail), source)
+    required = merged.get("lock-file-required", True)
+    if not isinstance(required, bool):
+        raise fail("lock-file-required", f"expected a boolean, got {_kind(required)}")
+    value_tables = merged.get("values", {})
+    if not isinstance(value_tables, dict):
+        raise fail("values", "expected a table")
+    values = tuple(_value(name, table, fail) for name, table in value_tables.items()
+                   if not (isinstance(table, Mapping) and table.get("enabled") is False))
+    _check_unique((*dependencies, *values), fail)
+    return Config(dependencies, install, lock_file or None, _api(api_table, fail), source,
+                  values, required, profile)
+
+
+def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
+    where = f"values.{name}"
+    if not VALUE_NAME.fullmatch(name):
+        raise fail(where, "a value name is lowercase letters, digits and '-', starting with a "
+                          "letter (it becomes the output name, '-' read as '_')")
+    if not isinstance(table, Mapping):
+        raise fail(where, f"expected a table, got {_kind(table)}")
+    values = _table_values({k: v for k, v in table.items() if k != "enabled"},
+                           _VALUE_FIELDS, where, fail)
+    kind = cast(ValueKind, values.get("kind"))
+    if kind not in get_args(ValueKind):
+        raise fail(f"{where}.kind", f"expected \"docker-tag\" or \"number\", got {kind!r} "
+                                    f"(a closed set: no regular expressions from a config)")
+    directive = values.get("directive", f"ci-{name}")
+    if not DIRECTIVE_KEY.fullmatch(directive):
+        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', got "
+                                         f"{directive!r}")
+    dispatch_input = values.get("dispatch-input", f"ci_{name.replace('-', '_')}")
+    if not INPUT_NAME.fullmatch(dispatch_input):
+        raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
+    default = values.get("default") or None
+    if default is not None:
+        problem = check_value(default, kind)
+        if problem is not None:
+            raise fail(f"{where}.default", problem)
+    return ValueConfig(name, kind, directive, dispatch_input, default,
+                       values.get("from-body", True))
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -418,18 +464,21 @@ def _api(table: Mapping[str, Any], fail: Fail) -> ApiConfig:
                                             defaults.max_rate_limit_wait_seconds, fail))
 
 
-def _check_unique(dependencies: tuple[DependencyConfig, ...], fail: Fail) -> None:
+def _check_unique(keyed: tuple[DependencyConfig | ValueConfig, ...], fail: Fail) -> None:
+    """Directive keys and dispatch inputs name one dependency or value each."""
     seen_directives: dict[str, str] = {}
     seen_inputs: dict[str, str] = {}
-    for dependency in dependencies:
+    for item in keyed:
+        table = "dependencies" if isinstance(item, DependencyConfig) else "values"
         for seen, value, key in (
-            (seen_directives, dependency.directive.casefold(), "directive"),
-            (seen_inputs, dependency.dispatch_input, "dispatch-input"),
+            (seen_directives, item.directive.casefold(), "directive"),
+            (seen_inputs, item.dispatch_input, "dispatch-input"),
         ):
             if value in seen:
-                raise fail(f"dependencies.{dependency.name}.{key}",
-                           f"{value!r} is already used by dependency {seen[value]!r}")
-            seen[value] = dependency.name
+                raise fail(f"{table}.{item.name}.{key}",
+                           f"{value!r} is already used by {seen[value]}")
+            seen[value] = (f"dependency {item.name!r}" if table == "dependencies"
+                           else f"value {item.name!r}")
 
 
 def _kind(value: object) -> str:

@@ -162,9 +162,25 @@ def overrides_from_json(document: object, names: tuple[str, ...],
 # ---- resolve ------------------------------------------------------------------------------
 
 
+ValueSource = Literal["explicit", "dispatch", "body", "default"]
+
+
+@dataclass(frozen=True)
+class ResolvedValue:
+    """A value directive's outcome (`ci-image-tag`): the value, where it came from, the line."""
+
+    value: str
+    source: ValueSource
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "source": self.source, "line": self.line}
+
+
 @dataclass
 class ResolveReport:
     overrides: dict[str, Override] = field(default_factory=dict)
+    values: dict[str, ResolvedValue] = field(default_factory=dict)
     warnings: list[Finding] = field(default_factory=list)
     errors: list[Finding] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -185,9 +201,12 @@ class ResolveReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "version": REPORT_VERSION,
-            "skip_dependency_install": self.skip_dependency_install,
+            # null after an error: a reader of the report cannot take a failure for
+            # "nothing named", as a reader of the outputs cannot (they lack the flag).
+            "skip_dependency_install": None if self.errors else self.skip_dependency_install,
             "named_by": self.named_by,
             "overrides": overrides_to_json(self.overrides),
+            "values": {name: value.to_json() for name, value in self.values.items()},
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],
             "errors": [finding.to_json() for finding in self.errors[:MAX_FINDINGS]],
             "findings_omitted": findings_omitted(self.warnings, self.errors),

@@ -52,6 +52,12 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("config", _TOOL, "TOML file overriding the built-in configuration", "F"),
+    Option("profile", _TOOL, "the built-in settings: rocm (the MI350 suite) or cuda (the CUDA "
+           "suite: default branches, release-lock.json, no patches, no pip install)",
+           default="rocm", choices=("rocm", "cuda")),
+    Option("value", ("resolve",), "a value directive's value, above dispatch and body, such "
+           "as image-tag=pr-123 (repeatable; action: one per line)", "NAME=VALUE",
+           repeatable=True),
     Option("format", (*_TOOL, "demo"), "json prints the report on stdout (logs go to stderr)",
            default="text", choices=get_args(OutputFormat), action=False),
     Option("event-path", _EVENT, "event payload JSON (default: $GITHUB_EVENT_PATH)", "F",

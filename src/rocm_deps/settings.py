@@ -34,6 +34,7 @@ from rocm_deps.options import (
     Policy,
     Scenario,
 )
+from rocm_deps.profiles import Profile
 
 DEFAULT_API_URL = "https://api.github.com"
 # Variables that hold a GitHub token by convention (and the action's input): no child
@@ -67,6 +68,7 @@ class ResolveSettings:
     body_source: BodySource = "event"
     trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
     output_format: OutputFormat = "text"
+    values: Mapping[str, str] = field(default_factory=dict)  # --value: above everything
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def build(given: Given, environ: Mapping[str, str], *, cwd: Path,
 def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSettings:
     body_file = _path(given.optional("body-file"))
     event_name, event_path = _event(given, environ, body_file)
-    config = load_config(given.optional("config"))
+    config = _config(given)
     return ResolveSettings(
         config=config,
         event_name=event_name,
@@ -168,14 +170,35 @@ def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSetting
                                    given.text("trusted-associations").split(",")
                                    if item.strip()),
         output_format=_output_format(given),
+        values=_explicit_values(given, config),
     )
+
+
+def _config(given: Given) -> Config:
+    return load_config(given.optional("config"), cast(Profile, given.text("profile")))
+
+
+def _explicit_values(given: Given, config: Config) -> dict[str, str]:
+    """`--value NAME=VALUE` (the action's `value` input: one per line), for configured values."""
+    explicit = {}
+    known = [value.name for value in config.values]
+    for item in given.items("value"):
+        for line in item.splitlines():
+            if not line.strip():
+                continue
+            name, separator, text = line.strip().partition("=")
+            if not separator or name not in known:
+                raise UsageError(f"{given.where('value')} {line.strip()[:80]!r}: expected "
+                                 f"NAME=VALUE with NAME one of {', '.join(known) or '(none)'}")
+            explicit[name] = text
+    return explicit
 
 
 def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheckSettings:
     body_file = _path(given.optional("body-file"))
     event_name, event_path = _event(given, environ, body_file)
     return MergeCheckSettings(
-        config=load_config(given.optional("config")), event_name=event_name,
+        config=_config(given), event_name=event_name,
         event_path=event_path, api=_api_settings(given, environ),
         policy=cast(Policy, given.text("policy")), output_format=_output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
@@ -199,7 +222,7 @@ def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSetting
         raise UsageError(f"{given.where('run-url')} {run_url[:100]!r} is not an http(s) URL "
                          f"of letters, digits and `/._~%:-`")
     return CommentSettings(
-        config=load_config(given.optional("config")), reports=reports, event_name=event_name,
+        config=_config(given), reports=reports, event_name=event_name,
         event_path=event_path, api=_api_settings(given, environ),
         pr=int(pr) if pr is not None else None, run_url=run_url, bot_login=_login(given),
         output_format=_output_format(given))
@@ -330,7 +353,8 @@ def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path 
 
 def check_input_names(inputs: dict[str, str], config: Config) -> dict[str, str]:
     """A dispatch input the configuration does not know is a typo, never silence."""
-    known = [dependency.dispatch_input for dependency in config.dependencies]
+    known = [dependency.dispatch_input for dependency in config.dependencies] + [
+        value.dispatch_input for value in config.values]
     for name in inputs:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -59,12 +60,19 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
     sandbox_root = re.search(r"building the sandbox in (\S+)", log)
     assert sandbox_root is not None and Path(sandbox_root.group(1)).parent == tmp_path
     root = sandbox_root.group(1)
-    # Every command it runs, as a user would type it.
-    assert (f"$ GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH={root}/event.json rocm-deps "
-            f"resolve --config {root}/demo.toml") in log.splitlines()
-    assert (f"$ rocm-deps install --config {root}/demo.toml --overrides-file "
-            f"{root}/overrides.json --workspace {root}/workspace --python "
-            f"{root}/venv/bin/python") in log.splitlines()
+    # Every command it runs, as a user would type it: this tool by the name a user has for it.
+    programs = {"rocm-deps", str(Path(sys.executable).parent / "rocm-deps"),
+                f"{sys.executable} -m rocm_deps"}
+    resolve_line = re.search(rf"^\$ GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="
+                             rf"{re.escape(root)}/event.json (?P<program>.+) resolve --config "
+                             rf"{re.escape(root)}/demo.toml$", log, re.MULTILINE)
+    install_line = re.search(rf"^\$ (?P<program>.+) install --config {re.escape(root)}/demo.toml "
+                             rf"--overrides-file {re.escape(root)}/overrides.json --workspace "
+                             rf"{re.escape(root)}/workspace --python {re.escape(root)}/venv/bin/"
+                             rf"python$", log, re.MULTILINE)
+    assert resolve_line is not None and install_line is not None, log[-3000:]
+    assert resolve_line.group("program") == install_line.group("program")
+    assert resolve_line.group("program") in programs
     assert "the Markdown written to $GITHUB_STEP_SUMMARY" in log
     assert list(tmp_path.iterdir()) == []  # removed afterwards
 
@@ -74,12 +82,15 @@ def test_the_command_demo_keep_prints_reruns_install_in_the_kept_sandbox(
     code, log, (_, installed) = run_demo(tmp_path, capsys, "--keep")
     assert code == 0, log[-3000:]
     lines = log.splitlines()
-    command = lines[lines.index(next(line for line in lines
-                                     if line.startswith("sandbox kept in "))) + 1].split()
-    assert command[:2] == ["rocm-deps", "install"]
-    again = subprocess.run([sys.executable, "-m", "rocm_deps", *command[1:], "--format", "json"],
-                           capture_output=True, text=True, timeout=300,
-                           env={**os.environ, "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""})
+    printed = lines[lines.index(next(line for line in lines
+                                     if line.startswith("sandbox kept in "))) + 1]
+    command = shlex.split(printed)
+    assert "install" in command and "--overrides-file" in command
+    # The printed line itself, run as it stands (`rocm-deps` found on PATH, as for a user).
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    again = subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
+                           timeout=300, env={**os.environ, "PATH": path, "GITHUB_OUTPUT": "",
+                                             "GITHUB_STEP_SUMMARY": ""})
     assert again.returncode == 0, again.stderr[-3000:]
     report = json.loads(again.stdout)
     assert {name: dep["state"] for name, dep in report["dependencies"].items()} == {

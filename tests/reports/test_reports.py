@@ -16,6 +16,7 @@ from rocm_deps.contract import (
     MergeCheckReport,
     Override,
     PatchOutcome,
+    ResolvedValue,
     ResolveReport,
 )
 from rocm_deps.github.runner import Runner
@@ -35,12 +36,15 @@ def annotations(report: object, annotate: object) -> list[str]:
 
 
 def test_resolve_outputs_name_every_dependency() -> None:
-    outputs = resolve.outputs(ResolveReport(overrides={"sglang": SGLANG}), CONFIG)
+    outputs = resolve.outputs(ResolveReport(overrides={"sglang": SGLANG}, values={
+        "image-tag": ResolvedValue("nightly", "body", 4)}), CONFIG)
     assert {key: value for key, value in outputs.items() if key != "report"} == {
         "skip_dependency_install": "false", "named_by": "body",
         "overrides": json.dumps({"sglang": SGLANG.to_json()}, separators=(",", ":")),
         "sglang_ref": "refs/pull/7/head", "sglang_sha": SHA, "megatron_ref": "",
-        "megatron_sha": ""}
+        "megatron_sha": "", "image_tag": "nightly"}
+    assert json.loads(outputs["report"])["values"] == {
+        "image-tag": {"value": "nightly", "source": "body", "line": 4}}
     assert json.loads(outputs["report"])["overrides"]["sglang"]["pr"] == 7
 
 

@@ -97,10 +97,11 @@ def test_a_dispatch_input_nothing_reads_is_an_error(write_event: EventWriter, cl
                  "--event-path", write_event(payload=payload))
     assert result.code == 1
     assert ("::error title=rocm-deps%3A unknown dispatch input::the dispatch input `ci_vllm_pr` "
-            "(`#12`) is read by no configured dependency (built-in defaults reads ci_megatron_pr, "
-            "ci_sglang_pr); configure the dependency it names, or leave the input empty"
-            ) in result.stderr
-    assert "ci_image_tag" not in result.stderr  # not a dependency's input: not ours to judge
+            "(`#12`) is read by no configured dependency (built-in defaults reads ci_image_tag, "
+            "ci_megatron_pr, ci_sglang_pr); configure the dependency it names, or leave the "
+            "input empty") in result.stderr
+    # ci_image_tag is the built-in image-tag value's input: read, and valid.
+    assert "the dispatch input `ci_image_tag`" not in result.stderr
     empty = cli("resolve", "--event-name", "workflow_dispatch", "--event-path",
                 write_event(payload={"inputs": {"ci_vllm_pr": "  "}}))
     assert empty.code == 0, empty.stderr
@@ -201,7 +202,7 @@ def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli)
     result = cli("resolve", "--format", "json", "--event-name", "pull_request",
                  "--event-path", write_event("ci-sglang-pr: #7\nci-sglang-pr: #7"))
     report = json.loads(result.stdout)
-    assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides",
+    assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides", "values",
                            "warnings", "errors", "findings_omitted"}
     assert report["findings_omitted"] == 0
     assert report["overrides"]["sglang"]["pr"] == 7

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -91,7 +92,7 @@ def run(settings: DemoSettings, runner: Runner) -> int:
         if settings.keep:
             runner.info(f"\nsandbox kept in {root}. Run install there again (nothing to "
                         f"fetch the second time: it reports up-to-date):\n  "
-                        f"{shlex.join(('rocm-deps', *install))}")
+                        f"{shlex.join((*_program(settings), *install))}")
     except CommandFailed as error:
         raise FatalError(f"could not build the demo sandbox in {root}: {error}") from None
     finally:
@@ -106,7 +107,7 @@ def _tool(settings: DemoSettings, runner: Runner, environ: Mapping[str, str],
     `variables`; printed first the way a user would type it. Returns the exit code and the
     report the command printed (JSON)."""
     runner.info("$ " + shlex.join((*(f"{name}={value}" for name, value in variables.items()),
-                                   "rocm-deps", *arguments)))
+                                   *_program(settings), *arguments)))
     argv: Sequence[str] = (settings.python, "-m", "rocm_deps", *arguments,
                            "--format", settings.output_format)
     # The child must import this very copy of the package, wherever it was started from.
@@ -124,6 +125,15 @@ def _tool(settings: DemoSettings, runner: Runner, environ: Mapping[str, str],
     except ValueError:
         report = None
     return result.returncode, report
+
+
+def _program(settings: DemoSettings) -> tuple[str, ...]:
+    """How a user runs the tool: `rocm-deps` when it is on PATH, else the script installed
+    next to the interpreter (a virtualenv's), else the module."""
+    if shutil.which("rocm-deps", path=settings.environ.get("PATH")):
+        return ("rocm-deps",)
+    script = Path(settings.python).parent / "rocm-deps"
+    return (str(script),) if script.is_file() else (settings.python, "-m", "rocm_deps")
 
 
 def _print_reports(settings: DemoSettings, reports: Mapping[str, object]) -> None:

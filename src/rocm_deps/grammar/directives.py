@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rocm_deps.config import KEY_CHARACTERS, DependencyConfig
+from rocm_deps.config import KEY_CHARACTERS, DependencyConfig, ValueConfig
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.refs import (
     RefSpec,
@@ -27,6 +27,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
+from rocm_deps.profiles import check_value
 
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160
@@ -94,9 +95,20 @@ class Directive:
 
 
 @dataclass(frozen=True)
+class ValueDirective:
+    """A value directive's line (`ci-image-tag: nightly`), valid for its kind."""
+
+    name: str
+    key: str
+    raw: str
+    line: int
+
+
+@dataclass(frozen=True)
 class ParsedBody:
     directives: dict[str, Directive]
     findings: tuple[Finding, ...]
+    values: dict[str, ValueDirective] = field(default_factory=dict)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -114,29 +126,36 @@ def quote(line: str) -> str:
     return shown if len(shown) <= QUOTE_LIMIT else shown[: QUOTE_LIMIT - 1] + "…"
 
 
-def parse_body(body: str | None, dependencies: Sequence[DependencyConfig]) -> ParsedBody:
+def parse_body(body: str | None, dependencies: Sequence[DependencyConfig],
+               values: Sequence[ValueConfig] = ()) -> ParsedBody:
     text = normalise(body)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
         return ParsedBody({}, (Finding(
             "error", f"the pull request body is {size} bytes, over the 1 MiB limit; "
                      "directives are not read from bodies this large"),))
-    return _Parser(dependencies).parse(text)
+    return _Parser(dependencies, values).parse(text)
+
+
+Keyed = DependencyConfig | ValueConfig
 
 
 class _Parser:
-    def __init__(self, dependencies: Sequence[DependencyConfig]) -> None:
-        self.by_key = {dependency.directive.casefold(): dependency for dependency in dependencies}
+    def __init__(self, dependencies: Sequence[DependencyConfig],
+                 values: Sequence[ValueConfig] = ()) -> None:
+        keyed: list[Keyed] = [*dependencies, *values]
+        self.by_key: dict[str, Keyed] = {item.directive.casefold(): item for item in keyed}
         self.names = [dependency.name for dependency in dependencies]
         self.example_key = dependencies[0].directive if dependencies else "ci-sglang-pr"
         self.directives: dict[str, Directive] = {}
+        self.values: dict[str, ValueDirective] = {}
         self.findings: list[Finding] = []
         keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
         # The keys written almost right: each configured key, and without `ci-` or `-pr`
         # (the name alone, `sglang:`, is prose).
-        self.variants: dict[str, tuple[DependencyConfig, str | None]] = {}
-        for dependency in dependencies:
+        self.variants: dict[str, tuple[Keyed, str | None]] = {}
+        for dependency in keyed:
             key = dependency.directive.casefold()
             for variant, dropped in ((key, None), (key.removeprefix("ci-"), "ci-"),
                                      (key.removesuffix("-pr"), "-pr")):
@@ -154,7 +173,7 @@ class _Parser:
             return ParsedBody({}, tuple(self.findings))
         for shown in lines:
             self._line(shown)
-        return ParsedBody(self.directives, tuple(self.findings))
+        return ParsedBody(self.directives, tuple(self.findings), self.values)
 
     def _line(self, shown: ShownLine) -> None:
         number, line, source = shown.number, shown.text, shown.source
@@ -292,7 +311,7 @@ class _Parser:
         return self._near_miss_message(dependency, written, folded, dropped, separator,
                                        bool(match.group("glued")), token, value)
 
-    def _near_miss_message(self, dependency: DependencyConfig, written: str, folded: str,
+    def _near_miss_message(self, dependency: Keyed, written: str, folded: str,
                            dropped: str | None, separator: str, glued: bool,
                            token: str, value: str) -> str:
         problems = []
@@ -310,6 +329,12 @@ class _Parser:
             problems.append("there is no `:` after the key")
         elif separator != ":":
             problems.append(f"`{separator}` stands where the key needs `:`")
+        if isinstance(dependency, ValueConfig):
+            example = token or "VALUE"
+            problem = check_value(example, dependency.kind) if token else None
+            also = f" (and the value: {problem})" if problem else ""
+            return (f"this is not applied: {'; '.join(problems)}. Write "
+                    f"`{dependency.directive}: {example}`{also}")
         example = f"#{token}" if token.isdigit() else token or "#1234"
         spec = classify(example, dependency.repository)
         strong = _STRONG_ANYWHERE.search(value)
@@ -322,7 +347,7 @@ class _Parser:
         return (f"this is not applied: {'; '.join(problems)}. Write "
                 f"`{dependency.directive}: {example}`{also}")
 
-    def _one_letter_off(self, folded: str) -> tuple[DependencyConfig | None, str | None]:
+    def _one_letter_off(self, folded: str) -> tuple[Keyed | None, str | None]:
         """A configured key one edit away (a letter added, dropped, changed or two swapped)."""
         for key, dependency in self.by_key.items():
             if _one_edit(folded, key):
@@ -355,6 +380,9 @@ class _Parser:
         assert value_match is not None  # _BARE matches any single line
         raw = value_match.group("value").strip(" \t")
         trailing = value_match.group("trailing").strip(" \t")
+        if isinstance(dependency, ValueConfig):
+            self._value(number, line, key, dependency, raw, trailing)
+            return
         if not raw:
             self._add("error", number, line,
                       f"`{dependency.directive}:` has no value; write a pull request number, a "
@@ -380,6 +408,29 @@ class _Parser:
                       f"the text after the value (`{quote(trailing)}`) is ignored; only "
                       f"`{raw}` is used")
         self._record(Directive(dependency.name, key, raw, number, spec), line)
+
+    def _value(self, number: int, line: str, key: str, value: ValueConfig, raw: str,
+               trailing: str) -> None:
+        problem = check_value(raw, value.kind) if raw else (
+            f"`{value.directive}:` has no value; write one or delete the line")
+        if problem is not None:
+            self._add("error", number, line, problem)
+            return
+        if trailing:
+            self._add("warning", number, line,
+                      f"the text after the value (`{quote(trailing)}`) is ignored; only "
+                      f"`{raw}` is used")
+        earlier = self.values.get(value.name)
+        if earlier is None:
+            self.values[value.name] = ValueDirective(value.name, key, raw, number)
+        elif earlier.raw != raw:
+            self._add("error", number, line,
+                      f"`{key}` is given twice with different values: `{earlier.raw}` on line "
+                      f"{earlier.line} and `{raw}` here; keep exactly one")
+        else:
+            self._add("warning", number, line, f"`{key}` is repeated (first on line "
+                                               f"{earlier.line}) with the same value; delete "
+                                               f"one of the lines")
 
     def _record(self, directive: Directive, line: str) -> None:
         earlier = self.directives.get(directive.dependency)

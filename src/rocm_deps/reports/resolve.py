@@ -27,6 +27,9 @@ def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
         override = report.overrides.get(dependency.name)
         values[f"{dependency.name}_ref"] = override.ref if override else ""
         values[f"{dependency.name}_sha"] = (override.sha or "") if override else ""
+    for value in config.values:
+        resolved = report.values.get(value.name)
+        values[value.output] = resolved.value if resolved else ""
     values["report"] = compact_json(report.to_json())
     return values
 
@@ -94,4 +97,7 @@ def text(report: ResolveReport, config: Config) -> str:
             sha = f" = {override.sha}" if override.sha else ""
             lines.append(f"  {dependency.name}: {override.ref}{sha} "
                          f"(from {override.source}{where}: {override.raw})")
+    for name, resolved in report.values.items():
+        where = f", line {resolved.line}" if resolved.line else ""
+        lines.append(f"  {name}: {resolved.value} (from {resolved.source}{where})")
     return "\n".join(lines)

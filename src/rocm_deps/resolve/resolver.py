@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig
-from rocm_deps.contract import Override, ResolveReport, Source
+from rocm_deps.contract import Override, ResolvedValue, ResolveReport, Source
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
 from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object
@@ -22,9 +22,11 @@ from rocm_deps.grammar.directives import (
     Directive,
     Finding,
     ParsedBody,
+    ValueDirective,
     parse_body,
 )
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
+from rocm_deps.profiles import check_value
 from rocm_deps.settings import ResolveSettings
 
 if TYPE_CHECKING:
@@ -44,12 +46,14 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     if (body is None and context.pr_number is None and not settings.inputs
             and settings.event_name != "workflow_dispatch"):
         report.notices.append(_no_body_hint(settings))
-    parsed = parse_body(body, config.dependencies)
+    parsed = parse_body(body, config.dependencies, config.values)
     for finding in parsed.findings:
         report.add(finding)
-    directives = parsed.directives if _trusted(settings, context, parsed, report) else {}
+    trusted = _trusted(settings, context, parsed, report)
+    directives = parsed.directives if trusted else {}
     dispatch = {**context.dispatch_inputs, **settings.inputs}
     _unread_inputs(dispatch, config, report)
+    _choose_values(settings, dispatch, parsed.values if trusted else {}, report)
     lock = _read_lock(config)
     for dependency in config.dependencies:
         override = _choose(dependency, dispatch, directives, lock, report)
@@ -137,7 +141,8 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
 def _unread_inputs(dispatch: Mapping[str, str], config: Config, report: ResolveReport) -> None:
     """A non-empty `ci_<word>_pr` input that no configured dependency reads would be dropped:
     the run would test the image's copy while the person who filled it in believes not."""
-    known = {dependency.dispatch_input for dependency in config.dependencies}
+    known = {dependency.dispatch_input for dependency in config.dependencies} | {
+        value.dispatch_input for value in config.values}
     for name, value in dispatch.items():
         if name not in known and DEPENDENCY_INPUT.fullmatch(name) and value.strip(WHITESPACE):
             report.errors.append(Finding(
@@ -147,9 +152,41 @@ def _unread_inputs(dispatch: Mapping[str, str], config: Config, report: ResolveR
                          f"leave the input empty", title="rocm-deps: unknown dispatch input"))
 
 
+def _choose_values(settings: ResolveSettings, dispatch: Mapping[str, str],
+                   body: Mapping[str, ValueDirective], report: ResolveReport) -> None:
+    """Precedence, per value: --value (a workflow_call input, the PR's own image) > dispatch
+    input > body (when the value allows it) > default."""
+    for value in settings.config.values:
+        explicit = settings.values.get(value.name, "").strip(WHITESPACE)
+        given = dispatch.get(value.dispatch_input, "").strip(WHITESPACE)
+        line = body.get(value.name)
+        if line is not None and not value.from_body:
+            report.notices.append(
+                f"line {line.line}: `{line.key}: {line.raw}` is not applied: in the "
+                f"`{settings.config.profile}` profile {value.name} comes from the dispatch input "
+                f"`{value.dispatch_input}` only (body lines name the CUDA suite's image)")
+            line = None
+        for raw, source in ((explicit, "--value"), (given, f"the dispatch input "
+                                                            f"`{value.dispatch_input}`")):
+            problem = check_value(raw, value.kind) if raw else None
+            if problem is not None:
+                report.errors.append(Finding("error", f"{value.name} from {source}: {problem}",
+                                             title="rocm-deps: invalid value"))
+        if explicit:
+            report.values[value.name] = ResolvedValue(explicit, "explicit")
+        elif given:
+            report.values[value.name] = ResolvedValue(given, "dispatch")
+        elif line is not None:
+            report.values[value.name] = ResolvedValue(line.raw, "body", line.line)
+        elif value.default is not None:
+            report.values[value.name] = ResolvedValue(value.default, "default")
+
+
 def _read_lock(config: Config) -> Mapping[str, Any]:
     if config.lock_file is None:
         return {}
+    if not config.lock_file_required and not Path(config.lock_file).exists():
+        return {}  # the CUDA profile's release-lock.json exists on release branches only
     return read_json_object(Path(config.lock_file), f"{config.source}: lock-file",
                             LOCK_FILE_LIMIT, "a JSON object with <name>_commit keys")
 

@@ -1,0 +1,79 @@
+"""The built-in settings, as named profiles (DESIGN §7), and the closed set of value kinds.
+
+`rocm` is the MI350 image's suite; `cuda` is Miles' CUDA suite. A config file overrides
+any field of either. The kinds are the only rules a value directive can have: a config
+never brings a regular expression of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+Profile = Literal["rocm", "cuda"]
+ValueKind = Literal["docker-tag", "number"]
+
+BUILTIN_DEFAULTS: dict[str, Any] = {
+    "dependencies": {
+        "sglang": {
+            "repository": "sgl-project/sglang",
+            "path": "/sgl-workspace/sglang",
+            "remote": "origin",
+            "install-dir": "python",
+            "patches": [],
+            # docker/rocm.Dockerfile's pyproject swap, redone at the new commit.
+            "recipe": "sglang-rocm",
+            # Compiled by the image build; `pip install -e --no-deps` does not rebuild them.
+            "rebuild-paths": ["sgl-kernel/", "python/sglang/kernels/aot/",
+                              "sgl-model-gateway/"],
+        },
+        "megatron": {
+            "repository": "radixark/Megatron-LM",
+            "path": "/root/Megatron-LM",
+            "remote": "origin",
+            "install-dir": ".",
+            "patches": ["docker/amd_patch/latest/megatron.patch"],
+            "submodules": True,
+            # Measured on the real history (docs: install on real history): a blob-less fetch
+            # halves the first run here; on SGLang's history it is slower, so not there.
+            "fetch-filter": "blob:none",
+        },
+    },
+    "install": {"workspace-install": True, "pip-args": []},
+    # Miles' body tags name CUDA images, so the ROCm suite takes its image from dispatch.
+    "values": {"image-tag": {"kind": "docker-tag", "from-body": False,
+                             "default": "miles-rocm720-mi35x"}},
+}
+# The CUDA suite of Miles (_run-ci.yml): the same clones, its default branches, the release
+# lock file when there is one, no ROCm patch or recipe, no pip install (the sources go on
+# PYTHONPATH), and the image tag from the body too.
+CUDA_PROFILE: dict[str, Any] = {
+    "dependencies": {
+        "sglang": {"default": "sglang-miles", "recipe": "", "install-dir": "",
+                   "rebuild-paths": []},
+        "megatron": {"default": "miles-main", "patches": [], "install-dir": ""},
+    },
+    "install": {"workspace-install": False},
+    "lock-file": "release-lock.json",
+    "lock-file-required": False,
+    "values": {"image-tag": {"from-body": True, "default": "dev"}},
+}
+PROFILES: dict[str, dict[str, Any]] = {"rocm": {}, "cuda": CUDA_PROFILE}
+
+# Docker's tag grammar; a full image name (`rocm/sgl-dev:latest`) is refused, as the Miles
+# workflows refuse it.
+DOCKER_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+NUMBER = re.compile(r"[0-9]{1,9}")
+RULES: dict[str, tuple[re.Pattern[str], str]] = {
+    "docker-tag": (DOCKER_TAG, "must be a Docker tag (letters, digits, `_`, `.`, `-`, at most "
+                               "128, not starting with `.` or `-`), not a full image name"),
+    "number": (NUMBER, "must be a number of 1 to 9 digits"),
+}
+
+
+def check_value(raw: str, kind: str) -> str | None:
+    """Why `raw` is not a valid value of `kind`, or None when it is."""
+    pattern, rule = RULES[kind]
+    if pattern.fullmatch(raw):
+        return None
+    return f"`{raw[:80]}` {rule}"

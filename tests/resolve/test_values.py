@@ -1,0 +1,154 @@
+"""Value directives (`ci-image-tag`) and the profiles (DESIGN §3, §7), through the command
+line: what Miles' four body parsers did, in one grammar."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli, CliResult, EventWriter
+
+SGLANG_LOCKED = "a" * 40
+MEGATRON_LOCKED = "b" * 40
+
+
+def resolve(cli: Cli, write_event: EventWriter, body: str, *extra: str,
+            inputs: dict[str, str] | None = None) -> tuple[CliResult, dict[str, Any]]:
+    if inputs is not None:
+        path = write_event(payload={"inputs": inputs})
+        result = cli("resolve", "--event-name", "workflow_dispatch", "--event-path", path,
+                     "--format", "json", *extra)
+    else:
+        path = write_event(body)
+        result = cli("resolve", "--event-name", "pull_request", "--event-path", path,
+                     "--format", "json", *extra)
+    return result, json.loads(result.stdout) if result.stdout.strip() else {}
+
+
+def test_a_body_tag_is_the_image_tag_in_the_cuda_profile(cli: Cli,
+                                                         write_event: EventWriter) -> None:
+    result, report = resolve(cli, write_event, "Needs the new image.\n\nci-image-tag: "
+                                               "nightly-20261201\n", "--profile", "cuda")
+    assert result.code == 0, result.stderr
+    assert result.outputs["image_tag"] == "nightly-20261201"
+    assert report["values"] == {"image-tag": {"value": "nightly-20261201", "source": "body",
+                                              "line": 3}}
+
+
+def test_a_full_image_name_is_an_error_naming_the_rule(cli: Cli,
+                                                       write_event: EventWriter) -> None:
+    for profile in ("cuda", "rocm"):
+        result, report = resolve(cli, write_event, "ci-image-tag: rocm/sgl-dev:latest",
+                                 "--profile", profile)
+        assert result.code == 1
+        [error] = report["errors"]
+        assert error["message"] == (
+            "line 1: `ci-image-tag: rocm/sgl-dev:latest` — `rocm/sgl-dev:latest` must be a "
+            "Docker tag (letters, digits, `_`, `.`, `-`, at most 128, not starting with `.` or "
+            "`-`), not a full image name")
+        assert "image_tag" not in result.outputs
+
+
+@pytest.mark.parametrize(("profile", "default"), [("rocm", "miles-rocm720-mi35x"),
+                                                  ("cuda", "dev")])
+def test_nothing_named_gives_the_profiles_default(cli: Cli, write_event: EventWriter,
+                                                  profile: str, default: str) -> None:
+    result, report = resolve(cli, write_event, "A refactor.", "--profile", profile)
+    assert result.code == 0, result.stderr
+    assert result.outputs["image_tag"] == default
+    assert report["values"]["image-tag"] == {"value": default, "source": "default",
+                                             "line": None}
+
+
+@pytest.mark.parametrize("line", ["ci_image_tag: x", "ci-image-tag x", "ci-image-tag = x"])
+def test_a_near_miss_is_an_error(cli: Cli, write_event: EventWriter, line: str) -> None:
+    result, report = resolve(cli, write_event, line, "--profile", "cuda")
+    assert result.code == 1
+    [error] = report["errors"]
+    assert error["message"].endswith("Write `ci-image-tag: x`")
+
+
+def test_in_the_rocm_profile_a_body_tag_is_not_applied_and_a_notice_says_why(
+        cli: Cli, write_event: EventWriter) -> None:
+    result, report = resolve(cli, write_event, "ci-image-tag: nightly")
+    assert result.code == 0, result.stderr
+    assert result.outputs["image_tag"] == "miles-rocm720-mi35x"
+    assert ("::notice title=rocm-deps::line 1: `ci-image-tag: nightly` is not applied: in the "
+            "`rocm` profile image-tag comes from the dispatch input `ci_image_tag` only (body "
+            "lines name the CUDA suite's image)") in result.stderr
+
+
+def test_precedence_explicit_then_dispatch_then_body_then_default(
+        cli: Cli, write_event: EventWriter) -> None:
+    result, report = resolve(cli, write_event, "", "--profile", "cuda",
+                             inputs={"ci_image_tag": "from-dispatch"})
+    assert (result.outputs["image_tag"], report["values"]["image-tag"]["source"]) == (
+        "from-dispatch", "dispatch")
+    result, report = resolve(cli, write_event, "", "--profile", "cuda", "--value",
+                             "image-tag=pr-7", inputs={"ci_image_tag": "from-dispatch"})
+    assert (result.outputs["image_tag"], report["values"]["image-tag"]["source"]) == (
+        "pr-7", "explicit")
+    result, report = resolve(cli, write_event, "ci-image-tag: from-body", "--profile", "cuda",
+                             "--value", "image-tag=")
+    assert (result.outputs["image_tag"], report["values"]["image-tag"]["source"]) == (
+        "from-body", "body")
+
+
+@pytest.mark.parametrize(("extra", "inputs", "message"), [
+    (("--value", "image-tag=a:b"), None, "image-tag from --value: `a:b` must be a Docker tag"),
+    ((), {"ci_image_tag": "x/y"}, "image-tag from the dispatch input `ci_image_tag`: `x/y` must "
+                                  "be a Docker tag"),
+])
+def test_an_invalid_explicit_or_dispatched_value_is_an_error(
+        cli: Cli, write_event: EventWriter, extra: tuple[str, ...],
+        inputs: dict[str, str] | None, message: str) -> None:
+    result, report = resolve(cli, write_event, "", "--profile", "cuda", *extra, inputs=inputs)
+    assert result.code == 1
+    assert message in report["errors"][0]["message"]
+
+
+def test_an_unknown_value_name_is_a_usage_error(cli: Cli, write_event: EventWriter) -> None:
+    result, _ = resolve(cli, write_event, "", "--value", "image=x")
+    assert result.code == 2
+    assert "--value 'image=x': expected NAME=VALUE with NAME one of image-tag" in result.stderr
+
+
+def test_a_value_added_by_config_reaches_the_outputs_and_report(
+        cli: Cli, write_event: EventWriter, tmp_path: Path) -> None:
+    config = tmp_path / "values.toml"
+    config.write_text('[values.gpu-count]\nkind = "number"\ndefault = "8"\n')
+    result, report = resolve(cli, write_event, "ci-gpu-count: 4", "--config", str(config))
+    assert result.code == 0, result.stderr
+    assert result.outputs["gpu_count"] == "4"
+    assert report["values"]["gpu-count"] == {"value": "4", "source": "body", "line": 1}
+    result, report = resolve(cli, write_event, "ci-gpu-count: four", "--config", str(config))
+    assert result.code == 1
+    assert "`four` must be a number of 1 to 9 digits" in report["errors"][0]["message"]
+
+
+def test_the_cuda_profile_tests_the_default_branches_or_the_release_lock(
+        cli: Cli, write_event: EventWriter, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result, report = resolve(cli, write_event, "", "--profile", "cuda")
+    assert result.code == 0, result.stderr
+    assert {name: (o["ref"], o["source"]) for name, o in report["overrides"].items()} == {
+        "sglang": ("sglang-miles", "default"), "megatron": ("miles-main", "default")}
+    (tmp_path / "release-lock.json").write_text(json.dumps(
+        {"sglang_commit": SGLANG_LOCKED, "megatron_commit": MEGATRON_LOCKED}))
+    result, report = resolve(cli, write_event, "ci-megatron-pr: #202", "--profile", "cuda")
+    assert result.code == 0, result.stderr
+    assert {name: (o["ref"], o["source"]) for name, o in report["overrides"].items()} == {
+        "sglang": (SGLANG_LOCKED, "lock"), "megatron": ("refs/pull/202/head", "body")}
+
+
+def test_the_rocm_profile_requires_a_configured_lock_file(cli: Cli, write_event: EventWriter,
+                                                          tmp_path: Path) -> None:
+    config = tmp_path / "lock.toml"
+    config.write_text(f'lock-file = "{tmp_path / "missing.json"}"\n')
+    result, _ = resolve(cli, write_event, "", "--config", str(config))
+    assert result.code == 2
+    assert "missing.json does not exist" in result.stderr
