@@ -396,3 +396,58 @@ retry-max-seconds = 0
     assert code == 0, log[-4000:]
     assert "vLLM under test: ref=[refs/pull/101/head] sha=[]" in printed(log)
     assert git(vllm, "rev-parse", "HEAD") == pr_head
+
+
+def runnable_port(name: str, box: Sandbox) -> str:
+    """examples/miles/<name> as written, but for what act cannot do: the GPU container and
+    the suite (left out), fetching `your-org/rocm-deps@<sha>` (this checkout's action.yml and
+    src/ copied into each job's workspace stand in for it), and the image (the sandbox's
+    config, interpreter and workspace given to the action's steps)."""
+    workflow = (ROOT / "examples" / "miles" / name).read_text()
+    container = re.search(r"    container:\n(?:      .*\n)+", workflow)
+    suite = re.search(r"      - name: Run the suite.*\n(?:        .*\n)+", workflow)
+    assert container is not None and suite is not None
+    workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
+    workflow = workflow.replace("    steps:\n", f"    steps:\n      - name: Stand-in for fetching "
+                                f"the action\n        run: cp -r {ROOT}/action.yml {ROOT}/src "
+                                f"\"$GITHUB_WORKSPACE/\"\n")
+    workflow = re.sub(r"(\n( +)command: (resolve|install)\n)",
+                      lambda match: f"{match.group(1)}{match.group(2)}config: {box.config}\n"
+                      + (f"{match.group(2)}python: {box.python}\n{match.group(2)}workspace: "
+                         f"{box.workspace}\n" if match.group(3) == "install" else ""),
+                      workflow)
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.0\.0", "./", workflow)
+
+
+def test_the_ported_rocm_suite_resolves_then_installs(tmp_path: Path, box: Sandbox,
+                                                      pip_cache: Path) -> None:
+    code, log = run_act(tmp_path, pip_cache, runnable_port("pr-test-rocm.yml", box),
+                        "pull_request", pull_request("ci-megatron-pr: #202\n"
+                                                     "ci-image-tag: nightly\n"),
+                        "-P", "self-hosted=-self-hosted", "-s", "GITHUB_TOKEN=")
+    assert code == 0, log[-4000:]
+    # The image from dispatch only: the body's tag gets a notice, the default is used.
+    assert "image_tag=miles-rocm720-mi35x" in log
+    assert "is not applied: in the `rocm` profile image-tag comes from" in log
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
+    assert installed_version(box, "megatron-core") == MEGATRON_PR
+    assert git(box.baked["megatron"], "apply", "--check", "--reverse",
+               str(box.workspace / world.PATCH_LABEL)) == ""  # the ROCm patch is in
+
+
+def test_the_ported_cuda_suite_checks_out_the_default_branches(tmp_path: Path, box: Sandbox,
+                                                               pip_cache: Path) -> None:
+    for name, branch in (("sglang", "sglang-miles"), ("megatron", "miles-main")):
+        git(box.origins[name], "branch", branch, box.commits[name]["main"])
+    megatron_version = installed_version(box, "megatron-core")
+    code, log = run_act(tmp_path, pip_cache, runnable_port("pr-test.yml", box),
+                        "pull_request", pull_request("ci-image-tag: nightly-20261201\n"),
+                        "-P", "self-hosted=-self-hosted", "-s", "GITHUB_TOKEN=")
+    assert code == 0, log[-4000:]
+    assert "image_tag=nightly-20261201" in log
+    for name in ("sglang", "megatron"):
+        assert git(box.baked[name], "rev-parse", "HEAD") == box.commits[name]["main"]
+    # No patch, no pip install: the interpreter still has the image's build.
+    assert installed_version(box, "megatron-core") == megatron_version
+    assert git(box.baked["megatron"], "apply", "--check",
+               str(box.workspace / world.PATCH_LABEL)) == ""  # applies: not applied
