@@ -171,3 +171,41 @@ def test_a_missing_config_file_says_where_it_was_looked_for_and_to_check_out(
         f"configuration file .github/rocm-deps.toml does not exist (a relative path is read "
         f"from the working directory, {tmp_path}). In a job, check out the repository that "
         f"holds it first (actions/checkout) and give its path relative to the workspace")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[values.Image]\nkind = "docker-tag"\n', "values.Image: a value name is lowercase"),
+    ('[values.gpus]\nkind = "regex"\n', 'values.gpus.kind: expected "docker-tag" or "number", '
+                                         "got 'regex' (a closed set"),
+    ('[values.gpus]\nkind = "number"\ndirective = "ci gpus"\n',
+     "values.gpus.directive: expected letters, digits"),
+    ('[values.gpus]\nkind = "number"\ndispatch-input = "-x"\n',
+     "values.gpus.dispatch-input: not a valid input name"),
+    ('[values.gpus]\nkind = "number"\ndefault = "eight"\n',
+     "values.gpus.default: `eight` must be a number of 1 to 9 digits"),
+    ('[values.gpus]\nkind = "number"\ndirective = "ci-sglang-pr"\n',
+     "values.gpus.directive: 'ci-sglang-pr' is already used by dependency 'sglang'"),
+    ('values = 3\n', "values: expected a table"),
+    ('[values]\ngpus = 3\n', "values.gpus: expected a table, got an integer"),
+    ('lock-file-required = "no"\n', "lock-file-required: expected a boolean, got a string"),
+    ('[values.gpus]\nkind = "number"\nregex = "x"\n', "values.gpus.regex: unknown key"),
+])
+def test_value_tables_are_checked(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(write(tmp_path, text))
+    assert message in caught.value.message
+
+
+def test_the_profiles_differ_where_miles_suites_differ() -> None:
+    rocm, cuda = load_config(None, "rocm"), load_config(None, "cuda")
+    assert [(d.name, d.default, d.install_dir, d.patches, d.recipe) for d in cuda.dependencies] == [
+        ("sglang", "sglang-miles", "", (), None), ("megatron", "miles-main", "", (), None)]
+    assert (cuda.lock_file, cuda.lock_file_required, cuda.install.workspace_install) == (
+        "release-lock.json", False, False)
+    assert (rocm.lock_file, rocm.lock_file_required, rocm.install.workspace_install) == (
+        None, True, True)
+    assert [(v.name, v.from_body, v.default) for v in rocm.values] == [
+        ("image-tag", False, "miles-rocm720-mi35x")]
+    assert [(v.name, v.from_body, v.default) for v in cuda.values] == [
+        ("image-tag", True, "dev")]
+    assert load_config(None, "cuda").value("image-tag").output == "image_tag"

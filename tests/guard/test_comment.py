@@ -509,3 +509,31 @@ def test_require_tested_fails_closed_on_a_group_it_cannot_identify_even_under_wa
                  env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
     assert result.code == 1
     assert "fails closed under `warn` with --require-tested" in result.stderr
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ((), "--report: give the run's resolve report"),
+    (("--report", "r.json", "--pr", "7x"), "--pr has invalid value '7x'. Expected a pull "
+                                            "request number."),
+    (("--report", "r.json", "--run-url", "javascript:alert(1)"),
+     "--run-url 'javascript:alert(1)' is not an http(s) URL"),
+    (("--report", "r.json", "--bot-login", "evil login"),
+     "--bot-login has invalid value 'evil login'. Expected a GitHub login"),
+    (("--report", "r.json"), "comment writes on the pull request: set the `github-token` "
+                             "input"),
+])
+def test_comment_usage_errors(cli: Cli, tmp_path: Path, extra: tuple[str, ...],
+                              message: str) -> None:
+    (tmp_path / "r.json").write_text("{}")
+    result = cli("comment", *(item.replace("r.json", str(tmp_path / "r.json"))
+                              for item in extra))
+    assert result.code == 2
+    assert message in result.stderr
+
+
+def test_comment_needs_exactly_one_resolve_report(comment: Run, github: FakeGitHub,
+                                                  tmp_path: Path) -> None:
+    result = comment("ci-sglang-pr: #102", installs=(tmp_path / "resolve-0.json",))
+    assert result.code == 2
+    assert "comment needs exactly one resolve report among --report files" in result.stderr
+    assert github.log == []
