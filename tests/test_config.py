@@ -209,3 +209,19 @@ def test_the_profiles_differ_where_miles_suites_differ() -> None:
     assert [(v.name, v.from_body, v.default) for v in cuda.values] == [
         ("image-tag", True, "dev")]
     assert load_config(None, "cuda").value("image-tag").output == "image_tag"
+
+
+@pytest.mark.parametrize("name", ["sglang-ref", "megatron-sha", "skip-dependency-install",
+                                  "named-by", "overrides", "report", "patches"])
+def test_a_value_cannot_take_another_outputs_name(tmp_path: Path, name: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(write(tmp_path, f'[values.{name}]\nkind = "number"\n'))
+    assert (f"values.{name}: its output `{name.replace('-', '_')}` is already an output of "
+            f"the action or of a dependency") in caught.value.message
+
+
+def test_a_values_enabled_must_be_a_boolean(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(write(tmp_path, '[values.image-tag]\nenabled = "false"\n'))
+    assert "values.image-tag.enabled: expected a boolean" in caught.value.message
+    assert load_config(write(tmp_path, '[values.image-tag]\nenabled = false\n')).values == ()

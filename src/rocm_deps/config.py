@@ -182,6 +182,7 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 _TOP_LEVEL = {"dependencies", "install", "lock-file", "lock-file-required", "api", "values"}
 _VALUE_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "enabled": (bool, "a boolean (false drops a built-in value)"),
     "kind": (str, "\"docker-tag\" or \"number\""),
     "directive": (str, "a string such as \"ci-image-tag\""),
     "dispatch-input": (str, "a string such as \"ci_image_tag\""),
@@ -255,6 +256,7 @@ def build_config(document: Mapping[str, Any], *, source: str,
     values = tuple(_value(name, table, fail) for name, table in value_tables.items()
                    if not (isinstance(table, Mapping) and table.get("enabled") is False))
     _check_unique((*dependencies, *values), fail)
+    _check_outputs(dependencies, values, fail)
     return Config(dependencies, install, lock_file or None, _api(api_table, fail), source,
                   values, required, profile)
 
@@ -266,8 +268,7 @@ def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
                           "letter (it becomes the output name, '-' read as '_')")
     if not isinstance(table, Mapping):
         raise fail(where, f"expected a table, got {_kind(table)}")
-    values = _table_values({k: v for k, v in table.items() if k != "enabled"},
-                           _VALUE_FIELDS, where, fail)
+    values = _table_values(table, _VALUE_FIELDS, where, fail)
     kind = cast(ValueKind, values.get("kind"))
     if kind not in get_args(ValueKind):
         raise fail(f"{where}.kind", f"expected \"docker-tag\" or \"number\", got {kind!r} "
@@ -479,6 +480,22 @@ def _check_unique(keyed: tuple[DependencyConfig | ValueConfig, ...], fail: Fail)
                            f"{value!r} is already used by {seen[value]}")
             seen[value] = (f"dependency {item.name!r}" if table == "dependencies"
                            else f"value {item.name!r}")
+
+
+# The action's outputs that are not a value's: a value named after one would overwrite it.
+FIXED_OUTPUTS = frozenset({"skip_dependency_install", "named_by", "overrides", "patches",
+                           "report", "comment"})
+
+
+def _check_outputs(dependencies: tuple[DependencyConfig, ...],
+                   values: tuple[ValueConfig, ...], fail: Fail) -> None:
+    taken = FIXED_OUTPUTS | {f"{dependency.name}_{suffix}" for dependency in dependencies
+                             for suffix in ("ref", "sha")}
+    for value in values:
+        if value.output in taken:
+            raise fail(f"values.{value.name}", f"its output `{value.output}` is already an "
+                                               f"output of the action or of a dependency; "
+                                               f"choose another name")
 
 
 def _kind(value: object) -> str:

@@ -153,3 +153,38 @@ def test_the_rocm_profile_requires_a_configured_lock_file(cli: Cli, write_event:
     result, _ = resolve(cli, write_event, "", "--config", str(config))
     assert result.code == 2
     assert "missing.json does not exist" in result.stderr
+
+
+def test_an_untrusted_author_cannot_set_a_value_under_a_privileged_event(
+        cli: Cli, write_event: EventWriter) -> None:
+    path = write_event("ci-image-tag: evil-tag", association="NONE")
+    result = cli("resolve", "--event-name", "pull_request_target", "--event-path", path,
+                 "--profile", "cuda", "--format", "json")
+    assert result.code == 1
+    report = json.loads(result.stdout)
+    # Not the body's: the default (and no step output but `report`, as after any error).
+    assert report["values"]["image-tag"]["source"] == "default"
+    assert "image_tag" not in result.outputs
+    assert ("the pull request body names dependency refs or values, but under "
+            "`pull_request_target` directives are honoured only for authors whose association "
+            "is one of") in report["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(("line", "written"), [
+    ("ci-image-tg: nightly-20261201", "`ci-image-tg` is one letter off `ci-image-tag`"),
+    ("image-tag: nightly", "the key lacks `ci-`"),
+    ("ci-image-tag - nightly", "`-` stands where the key needs `:`"),
+])
+def test_a_value_line_almost_right_is_an_error_not_silence(
+        cli: Cli, write_event: EventWriter, line: str, written: str) -> None:
+    result, report = resolve(cli, write_event, line, "--profile", "cuda")
+    assert result.code == 1
+    [error] = report["errors"]
+    assert f"this is not applied: {written}. Write `ci-image-tag: nightly" in error["message"]
+
+
+def test_prose_about_the_image_tag_stays_silent(cli: Cli, write_event: EventWriter) -> None:
+    result, report = resolve(cli, write_event, "image-tag: the new one, once it is built",
+                             "--profile", "cuda")
+    assert result.code == 0, result.stderr
+    assert report["warnings"] == [] and report["values"]["image-tag"]["source"] == "default"

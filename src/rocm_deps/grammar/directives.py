@@ -304,6 +304,10 @@ class _Parser:
             sure = True
         else:
             sure = _STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
+        if not sure and isinstance(dependency, ValueConfig):
+            # A tag or a number never looks like a ref: one word valid for the value's kind,
+            # alone after the key, is what the author meant.
+            sure = bool(token) and not rest and check_value(token, dependency.kind) is None
         if not sure:
             return None
         if dependency is None:

@@ -120,8 +120,11 @@ def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
 
 def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,
              report: ResolveReport) -> bool:
-    """DESIGN §4: under privileged events only trusted authors' directives are honoured."""
-    if not context.privileged or not (parsed.directives or parsed.errors):
+    """DESIGN §4: under privileged events only trusted authors' directives are honoured: the
+    refs, and the values the body may set (an image tag chooses code that runs too)."""
+    body_values = [value for value in settings.config.values
+                   if value.name in parsed.values and value.from_body]
+    if not context.privileged or not (parsed.directives or parsed.errors or body_values):
         return True
     trusted = {association.upper() for association in settings.trusted_associations}
     association = (context.author_association or "UNKNOWN").upper()
@@ -129,7 +132,8 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
         return True
     report.errors.append(Finding(
         "error",
-        f"the pull request body names dependency refs, but under `{context.event_name}` "
+        f"the pull request body names dependency refs or values, but under "
+        f"`{context.event_name}` "
         f"directives are honoured only for authors whose association is one of "
         f"{', '.join(sorted(trusted))} (input `trusted-associations`); this author is "
         f"{association}. This event runs with the repository's secrets, so an untrusted body "
