@@ -273,13 +273,8 @@ def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
     if kind not in get_args(ValueKind):
         raise fail(f"{where}.kind", f"expected \"docker-tag\" or \"number\", got {kind!r} "
                                     f"(a closed set: no regular expressions from a config)")
-    directive = values.get("directive", f"ci-{name}")
-    if not DIRECTIVE_KEY.fullmatch(directive):
-        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', got "
-                                         f"{directive!r}")
-    dispatch_input = values.get("dispatch-input", f"ci_{name.replace('-', '_')}")
-    if not INPUT_NAME.fullmatch(dispatch_input):
-        raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
+    directive, dispatch_input = _keys(values, where, f"ci-{name}",
+                                      f"ci_{name.replace('-', '_')}", fail)
     default = values.get("default") or None
     if default is not None:
         problem = check_value(default, kind)
@@ -287,6 +282,19 @@ def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
             raise fail(f"{where}.default", problem)
     return ValueConfig(name, kind, directive, dispatch_input, default,
                        values.get("from-body", True))
+
+
+def _keys(values: Mapping[str, Any], where: str, directive: str, dispatch_input: str,
+          fail: Fail) -> tuple[str, str]:
+    """The PR-body key and the dispatch input of a dependency or a value, checked."""
+    directive = values.get("directive", directive)
+    if not DIRECTIVE_KEY.fullmatch(directive):
+        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', "
+                                         f"got {directive!r}")
+    dispatch_input = values.get("dispatch-input", dispatch_input)
+    if not INPUT_NAME.fullmatch(dispatch_input):
+        raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
+    return directive, dispatch_input
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,13 +370,7 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     if not REPOSITORY.fullmatch(values["repository"]):
         raise fail(f"{where}.repository",
                    f"expected the form 'owner/repo', got {values['repository']!r}")
-    directive = values.get("directive", f"ci-{name}-pr")
-    if not DIRECTIVE_KEY.fullmatch(directive):
-        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', "
-                                         f"got {directive!r}")
-    dispatch_input = values.get("dispatch-input", f"ci_{name}_pr")
-    if not INPUT_NAME.fullmatch(dispatch_input):
-        raise fail(f"{where}.dispatch-input", f"not a valid input name: {dispatch_input!r}")
+    directive, dispatch_input = _keys(values, where, f"ci-{name}-pr", f"ci_{name}_pr", fail)
     fetch_depth = values.get("fetch-depth", 0)
     if not 0 <= fetch_depth <= MAX_FETCH_DEPTH:
         raise fail(f"{where}.fetch-depth", f"expected an integer from 0 (full history) to "

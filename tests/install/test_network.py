@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from pytest_mock import MockerFixture
 
 from rocm_deps.demo import sandbox
@@ -27,34 +28,27 @@ def install_argv(box: sandbox.Sandbox, document: str) -> list[str]:
             "--workspace", str(box.workspace), "--python", box.python]
 
 
-def test_transient_failures_are_retried_until_attempt_3(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
+@pytest.mark.parametrize(("dropped", "connections", "fetch_attempts"), [
+    # The fetch fails twice and succeeds on attempt 3; then one connection for the new
+    # commit's file contents (Megatron-LM's default fetch is partial).
+    ((1, 2), 4, 3),
+    # The fetch succeeds; the contents fetch fails once and is retried. Left to git's lazy
+    # fetch inside checkout, this dropped connection would fail the job (git does not retry).
+    ((2,), 3, 1),
+], ids=["fetch", "contents"])
+def test_transient_failures_are_retried(cli: Cli, box: Sandbox, mocker: MockerFixture,
+                                        dropped: tuple[int, ...], connections: int,
+                                        fetch_attempts: int) -> None:
     sleep = mocker.patch("rocm_deps.install.git.sleep")
-    with git_daemon(box.root / "origins") as port, Proxy(port, drop_first=2) as proxy:
+    with git_daemon(box.root / "origins") as port, Proxy(port, drop=dropped) as proxy:
         serve_through(box, "megatron", proxy)
         result = cli(*install_argv(box, overrides(megatron="refs/pull/202/head")))
-        # Three for the fetch, one for the new commit's file contents (a partial fetch).
-        assert proxy.connections == 4
+        assert proxy.connections == connections
     assert result.code == 0, result.stderr
-    assert json.loads(result.outputs["report"])["dependencies"]["megatron"]["fetch_attempts"] == 3
-    assert sleep.call_count == 2
-    assert result.stderr.count("looks transient); retrying in") == 2
-    assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
-    assert installed_version(box, "megatron-core") == MEGATRON_PR
-
-
-def test_a_hiccup_while_fetching_the_new_commits_contents_is_retried(cli: Cli, box: Sandbox, mocker: MockerFixture) -> None:
-    # Megatron-LM's default blob-less fetch leaves the new commit's file contents to a second
-    # fetch. Left to git's lazy fetch inside checkout, this dropped connection would fail the
-    # job (git does not retry it).
-    sleep = mocker.patch("rocm_deps.install.git.sleep")
-    with git_daemon(box.root / "origins") as port, Proxy(port, drop=(2,)) as proxy:
-        serve_through(box, "megatron", proxy)
-        result = cli(*install_argv(box, overrides(megatron="refs/pull/202/head")))
-        assert proxy.connections == 3
-    assert result.code == 0, result.stderr
-    assert json.loads(result.outputs["report"])["dependencies"]["megatron"]["fetch_attempts"] == 1
-    assert sleep.call_count == 1
-    assert result.stderr.count("looks transient); retrying in") == 1
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron"][
+        "fetch_attempts"] == fetch_attempts
+    assert sleep.call_count == len(dropped)
+    assert result.stderr.count("looks transient); retrying in") == len(dropped)
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
     assert installed_version(box, "megatron-core") == MEGATRON_PR
 
