@@ -26,7 +26,11 @@ that history instead: the baked clone holds exactly the history of `--branch` as
 `--behind` first-parent commits ago (as an image built then would), the case is the branch's
 tip, and `--patch` (such as Miles' docker/amd_patch/latest/megatron.patch) is applied by both
 sides. No pip install on either side there (a real build would measure the compiler), so the
-figures are the git part; --fetch-filter sets the tool's `fetch-filter`.
+figures are the git part; --fetch-filter sets the tool's `fetch-filter`, --tag-policy its
+`tags`. The snapshots of real repositories carry no tags: --tags N adds N annotated tags to
+the origin, two thirds on the branch's older history (what a clone already has) and a third
+on release branches of one commit each (what only `tags = "all"` fetches), as SGLang tags
+its releases.
 
 Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json] [--tool EXE]
        python benchmarks/install_bench.py --origin BARE --branch B --patch FILE
@@ -156,14 +160,31 @@ def build_world(root: Path, env: dict[str, str], url: str) -> tuple[Path, dict[s
     return template, heads
 
 
+def add_tags(origin: Path, branch: str, behind: int, count: int, env: dict[str, str]) -> None:
+    """`count` annotated tags: two thirds on first-parent commits older than the baked one,
+    a third on release branches (one new commit each, off those commits)."""
+    identity = {**env, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+                "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    for index in range(count):
+        base = run(["git", "-C", str(origin), "rev-parse", f"{branch}~{behind + 5 * index}"], env)
+        target = base
+        if index % 3 == 2:  # a release branch: a commit of its own on top of the base
+            target = run(["git", "-C", str(origin), "commit-tree", f"{base}^{{tree}}", "-p",
+                          base, "-m", f"release 0.{index}.0"], identity)
+            run(["git", "-C", str(origin), "branch", f"release/v0.{index}", target], env)
+        run(["git", "-C", str(origin), "tag", "-a", "-m", f"v0.{index}.0", f"v0.{index}.0",
+             target], identity)
+
+
 def build_real_world(root: Path, env: dict[str, str], url: str, source: Path, branch: str,
-                     behind: int) -> tuple[Path, dict[str, str]]:
+                     behind: int, tags: int = 0) -> tuple[Path, dict[str, str]]:
     """A shared bare clone of `source` as the origin; the baked clone fetched only the
     branch's history as of `behind` first-parent commits ago (what an image built then holds)."""
     origin = root / "origins" / "bench"
     run(["git", "clone", "-q", "--bare", "--shared", str(source), str(origin)], env)
     for key in ("uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
         run(["git", "-C", str(origin), "config", key, "true"], env)
+    add_tags(origin, branch, behind, tags, env)
     baked = run(["git", "-C", str(origin), "rev-parse", f"{branch}~{behind}"], env)
     template = root / "baked-template"
     run(["git", "init", "-q", str(template)], env)
@@ -227,6 +248,8 @@ def main() -> int:
                                                                    "baked clone is behind")
     parser.add_argument("--patch", type=Path, help="with --origin: the patch both sides apply")
     parser.add_argument("--fetch-filter", default="", choices=["", "blob:none"])
+    parser.add_argument("--tag-policy", default="all", choices=["all", "reachable", "none"])
+    parser.add_argument("--tags", type=int, default=0, help="with --origin: tags to add")
     arguments = parser.parse_args()
     real = arguments.origin is not None
     tool = arguments.tool or shutil.which("rocm-deps", path=str(Path(sys.executable).parent))
@@ -246,7 +269,8 @@ def main() -> int:
             config = root / "rocm-deps.toml"
             if real:
                 template, heads = build_real_world(root, env, url, arguments.origin.resolve(),
-                                                   arguments.branch, arguments.behind)
+                                                   arguments.branch, arguments.behind,
+                                                   arguments.tags)
                 cases = {arguments.branch: arguments.branch}
                 patch = root / "dependency.patch" if arguments.patch else None
                 if patch:
@@ -255,6 +279,7 @@ def main() -> int:
                                   f'path = "{baked}"\ninstall-dir = ""\n'
                                   f'patches = {json.dumps([patch.name] if patch else [])}\n'
                                   f'fetch-filter = "{arguments.fetch_filter}"\n'
+                                  f'tags = "{arguments.tag_policy}"\n'
                                   f'[install]\nworkspace-install = false\n')
             else:
                 template, heads = build_world(root, env, url)
@@ -312,7 +337,8 @@ def main() -> int:
              f"no pip" if real else
              f"origin: {COMMITS} commits, {FILES} files, a release every {RELEASE_EVERY}; baked "
              f"clone complete, {BEHIND} behind")
-    print(f"{world}; fetch-filter {arguments.fetch_filter!r}; fresh copy (cold index) per run; "
+    print(f"{world}; fetch-filter {arguments.fetch_filter!r}; tags {arguments.tag_policy!r}"
+          f"{f' ({arguments.tags} in the origin)' if real else ''}; fresh copy (cold index) per run; "
           f"median of "
           f"{arguments.runs} runs; overrides "
           f"{'pinned to the SHA' if arguments.pinned else 'by ref only (no token)'}")
