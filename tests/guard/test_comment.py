@@ -12,15 +12,8 @@ from typing import Any, Protocol
 
 import pytest
 
-from rocm_deps.contract import (
-    MANIFEST_MARKER,
-    DependencyReport,
-    InstallReport,
-    Manifest,
-    ManifestEntry,
-    PatchOutcome,
-    read_manifest,
-)
+from rocm_deps.contract import DependencyReport, InstallReport, PatchOutcome
+from rocm_deps.contract.manifest import MANIFEST_MARKER, Manifest, ManifestEntry, read_manifest
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.markdown_oracle import render

@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.config import REPOSITORY, Config
-from rocm_deps.contract import (
+from rocm_deps.contract import Override, overrides_from_json
+from rocm_deps.contract.manifest import (
     MANIFEST_MARKER,
     InstalledDependency,
     InstallResult,
     Manifest,
     ManifestRow,
     ManifestRun,
-    Override,
     installed_from_json,
-    overrides_from_json,
     read_manifest,
 )
 from rocm_deps.errors import FatalError, UsageError

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from rocm_deps.contract import MANIFEST_MARKER, ManifestRow, ManifestRun
+from rocm_deps.contract.manifest import MANIFEST_MARKER, ManifestRow, ManifestRun
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.reports.markdown import markdown_cell, markdown_code_block, markdown_table
 

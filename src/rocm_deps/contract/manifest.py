@@ -1,0 +1,183 @@
+"""The manifest: what a run tested, kept on the pull request (DESIGN §10). The comment's
+hidden data block (written by `comment`, read back by `merge-check --require-tested`), the
+install reports of other jobs it is built from (untrusted files, validated field by field),
+and the rows the comment shows. Pure, like the rest of `contract`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast, get_args
+
+from rocm_deps.contract import REPORT_VERSION, DependencyState, Override, PatchState
+from rocm_deps.errors import UsageError
+from rocm_deps.files import without_lone_surrogates
+from rocm_deps.grammar.refs import FULL_SHA
+
+# The comment's marker, and its data block: one line `<!-- rocm-deps:data {json} -->`.
+MANIFEST_MARKER = "<!-- rocm-deps:manifest -->"
+MANIFEST_VERSION = 1
+DATA_OPEN, DATA_CLOSE = "<!-- rocm-deps:data ", " -->"
+MAX_DATA = 64 * 1024  # a GitHub comment holds at most 65,536 characters
+MAX_TESTED = 100
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One dependency a run tested: the commit, and the pull request that named it."""
+
+    repository: str
+    ref: str
+    sha: str | None  # None: neither resolve (no token) nor an install report knew it
+    pr: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"repository": self.repository, "ref": self.ref, "sha": self.sha, "pr": self.pr}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    run: str  # the run's URL, "" when unknown
+    tested: Mapping[str, ManifestEntry]
+
+    def data_block(self) -> str:
+        document = {"version": MANIFEST_VERSION, "run": self.run,
+                    "tested": {name: entry.to_json() for name, entry in self.tested.items()}}
+        # `<`, `>` and `&` escaped: nothing inside can close the HTML comment early.
+        text = (json.dumps(document, separators=(",", ":"), sort_keys=True)
+                .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+        return f"{DATA_OPEN}{text}{DATA_CLOSE}"
+
+
+def read_manifest(body: str) -> Manifest | None:
+    """The manifest of a comment body, None unless the body holds exactly one data block and
+    it is the last line: the writer puts it there, and a second one (a value quoted from a
+    report, a hand edit) makes the comment untrustworthy rather than readable."""
+    last = body.rstrip("\n").rsplit("\n", 1)[-1]
+    if body.count(DATA_OPEN) != 1 or not (last.startswith(DATA_OPEN) and last.endswith(
+            DATA_CLOSE)) or len(last) > MAX_DATA:
+        return None
+    try:
+        document = json.loads(last[len(DATA_OPEN):-len(DATA_CLOSE)])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict) or type(document.get("version")) is not int or (
+            document["version"] != MANIFEST_VERSION):
+        return None
+    run, entries = document.get("run"), document.get("tested")
+    if not isinstance(run, str) or not isinstance(entries, dict) or len(entries) > MAX_TESTED:
+        return None
+    tested = {}
+    for name, entry in entries.items():
+        parsed = _tested(entry)
+        if parsed is None:
+            return None
+        tested[name] = parsed
+    return Manifest(run, tested)
+
+
+def _tested(entry: object) -> ManifestEntry | None:
+    if not isinstance(entry, dict):
+        return None
+    repository, ref, sha, pr = (entry.get(key) for key in ("repository", "ref", "sha", "pr"))
+    if not (isinstance(repository, str) and isinstance(ref, str) and len(ref) <= 1024):
+        return None
+    if sha is not None and (not isinstance(sha, str) or not FULL_SHA.fullmatch(sha)):
+        return None
+    if pr is not None and (isinstance(pr, bool) or not isinstance(pr, int) or pr < 1):
+        return None
+    return ManifestEntry(repository, ref, sha, pr)
+
+
+@dataclass(frozen=True)
+class InstalledDependency:
+    """What one install report (a GPU job's, an untrusted file) says of one dependency."""
+
+    state: DependencyState | None
+    sha: str | None
+    version: str | None
+    patches: tuple[tuple[str, PatchState], ...]
+
+
+MAX_TEXT = 200  # a version or a patch name from a report, as shown
+
+
+def installed_from_json(document: object, names: tuple[str, ...],
+                        where: str) -> dict[str, InstalledDependency]:
+    """The dependencies of an install report; any field that is not what install writes is a
+    usage error naming `where` (the file comes from another job: validated, never trusted)."""
+    if not isinstance(document, dict) or document.get("version") != REPORT_VERSION or (
+            not isinstance(document.get("dependencies"), dict)):
+        raise UsageError(f"{where}: not an install report of version {REPORT_VERSION} (an "
+                         f"object with `version` and `dependencies`)")
+    found = {}
+    for name, entry in document["dependencies"].items():
+        if name not in names:
+            raise UsageError(f"{where}: `{name}` is not a configured dependency")
+        if not isinstance(entry, dict):
+            raise UsageError(f"{where}: `{name}` is not an object")
+        found[name] = _installed(entry, f"{where}: `{name}`")
+    return found
+
+
+def _installed(entry: Mapping[str, Any], where: str) -> InstalledDependency:
+    state, sha, version, patches = (entry.get(key) for key in
+                                    ("state", "sha", "version", "patches"))
+    if state is not None and state not in get_args(DependencyState):
+        raise UsageError(f"{where}: `state` {str(state)[:40]!r} is not one install writes")
+    if sha is not None and (not isinstance(sha, str) or not FULL_SHA.fullmatch(sha)):
+        raise UsageError(f"{where}: `sha` must be a full lowercase hex SHA or null")
+    if version is not None and (not isinstance(version, str) or len(version) > MAX_TEXT):
+        raise UsageError(f"{where}: `version` must be a string of at most {MAX_TEXT} "
+                         f"characters or null")
+    if version is not None:
+        version = without_lone_surrogates(version)
+    if not isinstance(patches, dict) or len(patches) > MAX_TESTED:
+        raise UsageError(f"{where}: `patches` must be an object")
+    states: list[tuple[str, PatchState]] = []
+    for patch, outcome in patches.items():
+        patch_state = outcome.get("state") if isinstance(outcome, dict) else None
+        if len(patch) > MAX_TEXT or patch_state not in get_args(PatchState):
+            raise UsageError(f"{where}: patch {patch[:40]!r} has no valid `state`")
+        states.append((without_lone_surrogates(patch), cast(PatchState, patch_state)))
+    return InstalledDependency(state, sha, version, tuple(states))
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """One GPU job's install report, by the name of its file."""
+
+    label: str
+    dependencies: Mapping[str, InstalledDependency]
+
+
+@dataclass(frozen=True)
+class ManifestRow:
+    """One dependency a run tested, as the manifest comment shows it."""
+
+    name: str
+    override: Override
+    repository: str
+    tested: str | None  # the commit tested: the install reports', else resolve's pin
+    installs: tuple[tuple[str, InstalledDependency], ...]
+    pull_state: str | None = None  # the dependency pull request now: open, merged, closed
+    pull_head: str | None = None
+
+
+@dataclass
+class ManifestRun:
+    """What `comment` puts on pull request `number` of `repository`."""
+
+    repository: str
+    number: int
+    run_url: str
+    rows: list[ManifestRow] = field(default_factory=list)
+    resolve_errors: int = 0
+    install_labels: tuple[str, ...] = ()
+
+    @property
+    def manifest(self) -> Manifest:
+        return Manifest(self.run_url, {row.name: ManifestEntry(row.repository, row.override.ref,
+                                                        row.tested, row.override.pr)
+                                       for row in self.rows})
