@@ -11,12 +11,12 @@ tested when it was not.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.config import KEY_CHARACTERS, DependencyConfig, ValueConfig
+from rocm_deps.grammar.keys import first_token, fold, one_edit
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.refs import (
     RefSpec,
@@ -102,6 +102,11 @@ class ValueDirective:
     key: str
     raw: str
     line: int
+
+    @property
+    def spec(self) -> str:
+        """What makes two lines the same: the value itself."""
+        return self.raw
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,7 @@ class _Parser:
             return
         near_miss = self._near_miss(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
-            near_miss = self._near_miss("".join(_fold(character) for character in line))
+            near_miss = self._near_miss("".join(fold(character) for character in line))
         if near_miss is not None:
             self._add("error", number, source, near_miss)
             return
@@ -233,7 +238,7 @@ class _Parser:
         None when the part before the value is plain."""
         if line.isascii():
             return None
-        pieces = [(character, _fold(character)) for character in line]
+        pieces = [(character, fold(character)) for character in line]
         folded = "".join(piece for _, piece in pieces)
         match = _DIRECTIVE_LINE_RE.fullmatch(folded)
         if match is None or not self._is_key(match.group("key")):
@@ -294,7 +299,7 @@ class _Parser:
                 and not match.group("glued")):
             return None
         value = match.group("value").strip(" \t")
-        token, rest = _first_token(value)
+        token, rest = first_token(value)
         whole_key = dropped is None and dependency is not None
         if separator in ("", "="):  # no colon: one value-shaped word ending the line
             sure = not rest and (_STRONG_VALUE.fullmatch(token) is not None or (
@@ -333,28 +338,15 @@ class _Parser:
             problems.append("there is no `:` after the key")
         elif separator != ":":
             problems.append(f"`{separator}` stands where the key needs `:`")
-        if isinstance(dependency, ValueConfig):
-            example = token or "VALUE"
-            problem = check_value(example, dependency.kind) if token else None
-            also = f" (and the value: {problem})" if problem else ""
-            return (f"this is not applied: {'; '.join(problems)}. Write "
-                    f"`{dependency.directive}: {example}`{also}")
-        example = f"#{token}" if token.isdigit() else token or "#1234"
-        spec = classify(example, dependency.repository)
-        strong = _STRONG_ANYWHERE.search(value)
-        if strong is not None and (isinstance(spec, ValueProblem)  # `#1234.`, `[#1234](...)`
-                                   or _STRONG_VALUE.fullmatch(token) is None):  # `PR #1234`
-            example = strong.group()
-            spec = classify(example, dependency.repository)
-        also = (f" (and the value: {spec.message})" if isinstance(spec, ValueProblem)
-                else "")
+        example, problem = _example(dependency, token, value)
+        also = f" (and the value: {problem})" if problem else ""
         return (f"this is not applied: {'; '.join(problems)}. Write "
                 f"`{dependency.directive}: {example}`{also}")
 
     def _one_letter_off(self, folded: str) -> tuple[Keyed | None, str | None]:
         """A configured key one edit away (a letter added, dropped, changed or two swapped)."""
         for key, dependency in self.by_key.items():
-            if _one_edit(folded, key):
+            if one_edit(folded, key):
                 return dependency, "typo"
         return None, None
 
@@ -407,11 +399,9 @@ class _Parser:
             return
         if spec.caution:
             self._add("warning", number, line, spec.caution)
-        if trailing:
-            self._add("warning", number, line,
-                      f"the text after the value (`{quote(trailing)}`) is ignored; only "
-                      f"`{raw}` is used")
-        self._record(Directive(dependency.name, key, raw, number, spec), line)
+        self._ignored(number, line, raw, trailing)
+        self._record(self.directives, dependency.name,
+                     Directive(dependency.name, key, raw, number, spec), line)
 
     def _value(self, number: int, line: str, key: str, value: ValueConfig, raw: str,
                trailing: str) -> None:
@@ -420,26 +410,21 @@ class _Parser:
         if problem is not None:
             self._add("error", number, line, problem)
             return
+        self._ignored(number, line, raw, trailing)
+        self._record(self.values, value.name, ValueDirective(value.name, key, raw, number), line)
+
+    def _ignored(self, number: int, line: str, raw: str, trailing: str) -> None:
         if trailing:
             self._add("warning", number, line,
                       f"the text after the value (`{quote(trailing)}`) is ignored; only "
                       f"`{raw}` is used")
-        earlier = self.values.get(value.name)
-        if earlier is None:
-            self.values[value.name] = ValueDirective(value.name, key, raw, number)
-        elif earlier.raw != raw:
-            self._add("error", number, line,
-                      f"`{key}` is given twice with different values: `{earlier.raw}` on line "
-                      f"{earlier.line} and `{raw}` here; keep exactly one")
-        else:
-            self._add("warning", number, line, f"`{key}` is repeated (first on line "
-                                               f"{earlier.line}) with the same value; delete "
-                                               f"one of the lines")
 
-    def _record(self, directive: Directive, line: str) -> None:
-        earlier = self.directives.get(directive.dependency)
+    def _record(self, found: dict[str, Any], name: str, directive: Directive | ValueDirective,
+                line: str) -> None:
+        """Keep the first line for `name`; a repeat is a warning, another value an error."""
+        earlier = found.get(name)
         if earlier is None:
-            self.directives[directive.dependency] = directive
+            found[name] = directive
         elif earlier.spec == directive.spec:
             self._add("warning", directive.line, line,
                       f"`{directive.key}` is repeated (first on line {earlier.line}) with the "
@@ -467,40 +452,15 @@ class _Parser:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
 
 
-def _one_edit(written: str, key: str) -> bool:
-    """Whether `written` is `key` with one letter added, dropped or changed, or two adjacent
-    letters swapped."""
-    if written == key or abs(len(written) - len(key)) > 1:
-        return False
-    if len(written) == len(key):
-        differ = [index for index, (a, b) in enumerate(zip(written, key, strict=True))
-                  if a != b]
-        return len(differ) == 1 or (len(differ) == 2 and differ[1] == differ[0] + 1
-                                    and written[differ[0]] == key[differ[1]]
-                                    and written[differ[1]] == key[differ[0]])
-    shorter, longer = sorted((written, key), key=len)
-    return any(longer[:index] + longer[index + 1:] == shorter for index in range(len(longer)))
-
-
-def _first_token(value: str) -> tuple[str, str]:
-    """The value's first token (back-ticks removed) and what follows it."""
-    if value.startswith("`"):
-        end = value.find("`", 1)
-        if end > 0:
-            return value[1:end].strip(" \t"), value[end + 1:].strip(" \t")
-    token, _, rest = value.partition(" ")
-    return token.strip("`\t"), rest.strip(" \t")
-
-
-def _fold(character: str) -> str:
-    """What a character of a key looks like: itself for ASCII, else its confusable ASCII
-    letter, '-' or ':', else its NFKC form; combining marks vanish."""
-    if character.isascii():
-        return character
-    from rocm_deps.grammar.look_alikes import LOOK_ALIKES  # only for lines that are not ASCII
-
-    if character in LOOK_ALIKES:
-        return LOOK_ALIKES[character]
-    if unicodedata.category(character) == "Mn":
-        return ""
-    return unicodedata.normalize("NFKC", character)
+def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
+    """The value to show in the line to write, and what is wrong with it (None: nothing)."""
+    if isinstance(item, ValueConfig):
+        return token or "VALUE", check_value(token, item.kind) if token else None
+    example = f"#{token}" if token.isdigit() else token or "#1234"
+    spec = classify(example, item.repository)
+    strong = _STRONG_ANYWHERE.search(value)
+    if strong is not None and (isinstance(spec, ValueProblem)  # `#1234.`, `[#1234](...)`
+                               or _STRONG_VALUE.fullmatch(token) is None):  # `PR #1234`
+        example = strong.group()
+        spec = classify(example, item.repository)
+    return example, spec.message if isinstance(spec, ValueProblem) else None
