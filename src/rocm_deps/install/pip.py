@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rocm_deps.config import UNSAFE_PYTHON_VARIABLES
+from rocm_deps.config.fields import UNSAFE_PYTHON_VARIABLES
 
 PIP_ENVIRONMENT = {
     "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"

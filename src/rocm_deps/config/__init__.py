@@ -6,14 +6,24 @@ expected type, because a typo in a config key must never be silently ignored.
 
 from __future__ import annotations
 
-import difflib
-import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
+from rocm_deps.config.fields import (
+    API_FIELDS,
+    DEPENDENCY_FIELDS,
+    INSTALL_FIELDS,
+    TOP_LEVEL,
+    VALUE_FIELDS,
+    Fail,
+    kind_of,
+    number,
+    table_values,
+    unknown_key,
+)
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded
 from rocm_deps.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, ValueKind, check_value
@@ -27,6 +37,7 @@ INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 # owner/repo, as GitHub allows them: the pattern config, values and event payloads share.
 REPOSITORY_NAME = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
 REPOSITORY = re.compile(REPOSITORY_NAME)
+VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 MAX_FETCH_DEPTH = 1_000_000
 OnMissingTarget = Literal["fail", "skip"]
@@ -35,8 +46,6 @@ FetchFilter = Literal["", "blob:none"]  # "": every object; "blob:none": a parti
 RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
 LocalChangesPolicy = Literal["discard", "reapply"]
 
-# Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
-Fail = Callable[[str, str], UsageError]
 
 
 
@@ -112,9 +121,6 @@ class Config:
     lock_file_required: bool = True
     profile: Profile = "rocm"
 
-    def value(self, name: str) -> ValueConfig:
-        return next(value for value in self.values if value.name == name)
-
     def dependency(self, name: str) -> DependencyConfig:
         for dependency in self.dependencies:
             if dependency.name == name:
@@ -124,72 +130,6 @@ class Config:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(dependency.name for dependency in self.dependencies)
-
-
-# Expected type of every field: (python type, human description).
-_DEPENDENCY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "enabled": (bool, "a boolean (false drops a built-in dependency)"),
-    "repository": (str, "a string 'owner/repo'"),
-    "path": (str, "a string (absolute path of the baked checkout)"),
-    "remote": (str, "a string (git remote name)"),
-    "install-dir": (str, "a string (directory inside the checkout; \"\" = no pip install)"),
-    "patches": (list, "an array of strings (patch paths relative to the workspace)"),
-    "submodules": (bool, "a boolean"),
-    "directive": (str, "a string such as \"ci-sglang-pr\""),
-    "dispatch-input": (str, "a string such as \"ci_sglang_pr\""),
-    "default": (str, "a string (a ref used when nothing names one)"),
-    "fetch-depth": (int, "an integer from 0 (full history) to 1000000"),
-    "tags": (str, "\"all\", \"reachable\" or \"none\""),
-    "fetch-filter": (str, "\"blob:none\" or \"\""),
-    "recipe": (str, "\"sglang-rocm\", or \"\" for none"),
-    "on-missing-target": (str, "\"fail\" or \"skip\""),
-    "local-changes": (str, "\"discard\" or \"reapply\""),
-    "prepare": (list, "an array of argv arrays, e.g. [[\"mv\", \"a\", \"b\"]]"),
-    "pip-env": (dict, "a table of strings, e.g. {SETUPTOOLS_SCM_PRETEND_VERSION = \"1.0\"}"),
-    "pip-args": (list, "an array of strings"),
-    "rebuild-paths": (list, "an array of path prefixes inside the clone"),
-}
-ENVIRONMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-# Variables an earlier step (or the checked-out pull request, through $GITHUB_ENV) could set
-# to run its own code inside pip or a build backend. pip runs without them, and with -I, so
-# the working directory (the workspace) cannot shadow a module either.
-UNSAFE_PYTHON_VARIABLES = frozenset({"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
-                                     "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONBREAKPOINT",
-                                     "PYTHONEXECUTABLE"})
-# Never set through `pip-env`: they would bring back what the child environment leaves out.
-PROTECTED_VARIABLES = UNSAFE_PYTHON_VARIABLES | {"PATH"}
-_INSTALL_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "workspace-install": (bool, "a boolean"),
-    "pip-args": (list, "an array of strings"),
-    "fetch-attempts": (int, "an integer from 1 to 10"),
-    "retry-min-seconds": ((int, float), "a number from 0 to 600"),
-    "retry-max-seconds": ((int, float), "a number from 0 to 600"),
-    "lock-timeout-seconds": ((int, float), "a number from 0 to 3600"),
-}
-_API_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "timeout-seconds": (int, "an integer from 1 to 300"),
-    "attempts": (int, "an integer from 1 to 10"),
-    "backoff-seconds": ((int, float), "a number from 0 to 60"),
-    "max-rate-limit-wait-seconds": ((int, float), "a number from 0 to 600"),
-}
-# The sane range of every number (DESIGN §4): a config file is input like any other.
-RANGES: dict[str, tuple[float, float]] = {
-    "install.fetch-attempts": (1, 10), "install.retry-min-seconds": (0, 600),
-    "install.retry-max-seconds": (0, 600), "install.lock-timeout-seconds": (0, 3600),
-    "api.timeout-seconds": (1, 300),
-    "api.attempts": (1, 10), "api.backoff-seconds": (0, 60),
-    "api.max-rate-limit-wait-seconds": (0, 600),
-}
-_TOP_LEVEL = {"dependencies", "install", "lock-file", "lock-file-required", "api", "values"}
-_VALUE_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "enabled": (bool, "a boolean (false drops a built-in value)"),
-    "kind": (str, "\"docker-tag\" or \"number\""),
-    "directive": (str, "a string such as \"ci-image-tag\""),
-    "dispatch-input": (str, "a string such as \"ci_image_tag\""),
-    "default": (str, "a string valid for the value's kind"),
-    "from-body": (bool, "a boolean (false: only dispatch and --value set it)"),
-}
-VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
 def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
@@ -225,9 +165,9 @@ def build_config(document: Mapping[str, Any], *, source: str,
     def fail(key: str, problem: str) -> UsageError:
         return UsageError(f"{source}: {key}: {problem}", title="Invalid configuration")
 
-    unknown = sorted(set(document) - _TOP_LEVEL)
+    unknown = sorted(set(document) - TOP_LEVEL)
     if unknown:
-        raise fail(unknown[0], _unknown_key(unknown[0], _TOP_LEVEL))
+        raise fail(unknown[0], unknown_key(unknown[0], TOP_LEVEL))
     merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
     dependency_tables = merged["dependencies"]
     if not isinstance(dependency_tables, dict):
@@ -243,13 +183,14 @@ def build_config(document: Mapping[str, Any], *, source: str,
     install = _install(install_table, fail)
     lock_file = merged.get("lock-file")
     if lock_file is not None and not isinstance(lock_file, str):
-        raise fail("lock-file", f"expected a string (path of a JSON file), got {_kind(lock_file)}")
+        raise fail("lock-file", f"expected a string (path of a JSON file), got "
+                                f"{kind_of(lock_file)}")
     api_table = merged.get("api", {})
     if not isinstance(api_table, dict):
         raise fail("api", "expected a table")
     required = merged.get("lock-file-required", True)
     if not isinstance(required, bool):
-        raise fail("lock-file-required", f"expected a boolean, got {_kind(required)}")
+        raise fail("lock-file-required", f"expected a boolean, got {kind_of(required)}")
     value_tables = merged.get("values", {})
     if not isinstance(value_tables, dict):
         raise fail("values", "expected a table")
@@ -263,12 +204,9 @@ def build_config(document: Mapping[str, Any], *, source: str,
 
 def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
     where = f"values.{name}"
-    if not VALUE_NAME.fullmatch(name):
-        raise fail(where, "a value name is lowercase letters, digits and '-', starting with a "
-                          "letter (it becomes the output name, '-' read as '_')")
-    if not isinstance(table, Mapping):
-        raise fail(where, f"expected a table, got {_kind(table)}")
-    values = _table_values(table, _VALUE_FIELDS, where, fail)
+    values = _entry(name, VALUE_NAME, "a value name is lowercase letters, digits and '-', "
+                    "starting with a letter (it becomes the output name, '-' read as '_')",
+                    table, VALUE_FIELDS, where, fail)
     kind = cast(ValueKind, values.get("kind"))
     if kind not in get_args(ValueKind):
         raise fail(f"{where}.kind", f"expected \"docker-tag\" or \"number\", got {kind!r} "
@@ -282,6 +220,16 @@ def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
             raise fail(f"{where}.default", problem)
     return ValueConfig(name, kind, directive, dispatch_input, default,
                        values.get("from-body", True))
+
+
+def _entry(name: str, pattern: re.Pattern[str], rule: str, table: Any,
+           fields: Mapping[str, tuple[Any, str]], where: str, fail: Fail) -> dict[str, Any]:
+    """A dependency's or a value's table: its name checked, then every key and type."""
+    if not pattern.fullmatch(name):
+        raise fail(where, rule)
+    if not isinstance(table, Mapping):
+        raise fail(where, f"expected a table, got {kind_of(table)}")
+    return table_values(table, fields, where, fail)
 
 
 def _keys(values: Mapping[str, Any], where: str, directive: str, dispatch_input: str,
@@ -307,63 +255,11 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
-def _table_values(table: Mapping[str, Any], fields: Mapping[str, tuple[Any, str]], where: str,
-                  fail: Fail) -> dict[str, Any]:
-    """The table's values, each checked against `fields`; an unknown key is an error."""
-    unknown = sorted(set(table) - set(fields))
-    if unknown:
-        raise fail(f"{where}.{unknown[0]}", _unknown_key(unknown[0], fields))
-    return {key: _typed(table, key, *fields[key], where, fail) for key in table}
-
-
-def _unknown_key(key: str, known: Iterable[str]) -> str:
-    names = sorted(known)
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    hint = f"did you mean `{close[0]}`? " if close else ""
-    return f"unknown key; {hint}expected one of {', '.join(names)}"
-
-
-def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...],
-           description: str, where: str, fail: Fail) -> Any:
-    value = table[key]
-    # bool is an int in Python; a TOML `true` must not pass as a fetch depth.
-    if isinstance(value, bool) and expected is not bool:
-        raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
-    if not isinstance(value, expected):
-        raise fail(f"{where}.{key}", f"expected {description}, got {_kind(value)}")
-    if key == "prepare" and isinstance(value, list):
-        return _argv_lists(value, f"{where}.{key}", description, fail)
-    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-        raise fail(f"{where}.{key}", f"expected {description}, got an array with non-strings")
-    if isinstance(value, dict):
-        for name, item in value.items():
-            if not ENVIRONMENT_NAME.fullmatch(name) or not isinstance(item, str):
-                raise fail(f"{where}.{key}.{name}", f"expected {description}")
-            if name.upper() in PROTECTED_VARIABLES:
-                raise fail(f"{where}.{key}.{name}", "not allowed: PATH and the PYTHON* "
-                                                    "variables pip runs without would let the "
-                                                    "checkout choose the code pip and prepare "
-                                                    "run")
-    return value
-
-
-def _argv_lists(value: list[Any], key: str, description: str, fail: Fail) -> list[list[str]]:
-    for index, argv in enumerate(value):
-        if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
-                and argv[0]):
-            raise fail(f"{key}[{index}]", f"expected {description}: each command is a "
-                                          f"non-empty array of strings, run without a shell")
-    return value
-
-
 def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     where = f"dependencies.{name}"
-    if not DEPENDENCY_NAME.fullmatch(name):
-        raise fail(where, "a dependency name is lowercase letters, digits and '_', "
-                          "starting with a letter (it becomes output names like <name>_sha)")
-    if not isinstance(table, Mapping):
-        raise fail(where, f"expected a table, got {_kind(table)}")
-    values = _table_values(table, _DEPENDENCY_FIELDS, where, fail)
+    values = _entry(name, DEPENDENCY_NAME, "a dependency name is lowercase letters, digits and "
+                    "'_', starting with a letter (it becomes output names like <name>_sha)",
+                    table, DEPENDENCY_FIELDS, where, fail)
     for required in ("repository", "path"):
         if required not in values:
             raise fail(f"{where}.{required}", "missing; every dependency needs it")
@@ -424,46 +320,36 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     )
 
 
-def _number(values: Mapping[str, Any], table: str, key: str, default: float,
-            fail: Fail) -> float:
-    """A configured number, finite and within RANGES (TOML has nan and inf)."""
-    value = values.get(key, default)
-    low, high = RANGES[f"{table}.{key}"]
-    if not (math.isfinite(value) and low <= value <= high):
-        raise fail(f"{table}.{key}", f"expected a number from {low:g} to {high:g}, got {value}")
-    return float(value)
-
-
 def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
-    values = _table_values(table, _INSTALL_FIELDS, "install", fail)
+    values = table_values(table, INSTALL_FIELDS, "install", fail)
     defaults = InstallConfig()
-    low = _number(values, "install", "retry-min-seconds", defaults.retry_min_seconds, fail)
-    high = _number(values, "install", "retry-max-seconds", defaults.retry_max_seconds, fail)
+    low = number(values, "install", "retry-min-seconds", defaults.retry_min_seconds, fail)
+    high = number(values, "install", "retry-max-seconds", defaults.retry_max_seconds, fail)
     if high < low:
         raise fail("install.retry-max-seconds",
                    f"expected 0 <= retry-min-seconds <= retry-max-seconds, got {low} and {high}")
     return InstallConfig(
         workspace_install=values.get("workspace-install", True),
         pip_args=tuple(values.get("pip-args", ())),
-        fetch_attempts=int(_number(values, "install", "fetch-attempts",
+        fetch_attempts=int(number(values, "install", "fetch-attempts",
                                    defaults.fetch_attempts, fail)),
         retry_min_seconds=low,
         retry_max_seconds=high,
-        lock_timeout_seconds=_number(values, "install", "lock-timeout-seconds",
+        lock_timeout_seconds=number(values, "install", "lock-timeout-seconds",
                                      defaults.lock_timeout_seconds, fail),
     )
 
 
 def _api(table: Mapping[str, Any], fail: Fail) -> ApiConfig:
-    values = _table_values(table, _API_FIELDS, "api", fail)
+    values = table_values(table, API_FIELDS, "api", fail)
     defaults = ApiConfig()
     return ApiConfig(
-        timeout_seconds=int(_number(values, "api", "timeout-seconds", defaults.timeout_seconds,
+        timeout_seconds=int(number(values, "api", "timeout-seconds", defaults.timeout_seconds,
                                     fail)),
-        attempts=int(_number(values, "api", "attempts", defaults.attempts, fail)),
-        backoff_seconds=_number(values, "api", "backoff-seconds", defaults.backoff_seconds,
+        attempts=int(number(values, "api", "attempts", defaults.attempts, fail)),
+        backoff_seconds=number(values, "api", "backoff-seconds", defaults.backoff_seconds,
                                 fail),
-        max_rate_limit_wait_seconds=_number(values, "api", "max-rate-limit-wait-seconds",
+        max_rate_limit_wait_seconds=number(values, "api", "max-rate-limit-wait-seconds",
                                             defaults.max_rate_limit_wait_seconds, fail))
 
 
@@ -498,9 +384,3 @@ def _check_outputs(dependencies: tuple[DependencyConfig, ...],
             raise fail(f"values.{value.name}", f"its output `{value.output}` is already an "
                                                f"output of the action or of a dependency; "
                                                f"choose another name")
-
-
-def _kind(value: object) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-             list: "an array", dict: "a table"}
-    return names.get(type(value), type(value).__name__)
