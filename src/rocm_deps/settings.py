@@ -24,7 +24,6 @@ from rocm_deps.config import Config, load_config
 from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
-from rocm_deps.github.event import read_event
 from rocm_deps.options import (
     DEFAULT_BOT,
     DEFAULT_TRUSTED,
@@ -92,7 +91,7 @@ class CommentSettings:
     event_path: Path | None = None
     api: ApiSettings = ApiSettings()
     pr: int | None = None
-    run_url: str = ""  # "": the event's (workflow_run) or this run's, from the runner
+    run_url: str = ""  # --run-url, else this run's; "" under workflow_run: the payload's
     bot_login: str = DEFAULT_BOT
     output_format: OutputFormat = "text"
 
@@ -217,7 +216,9 @@ def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSetting
     if pr is not None and not (pr.isascii() and pr.isdigit() and 0 < int(pr) < 10**9):
         raise UsageError(f"{given.where('pr')} has invalid value {pr!r}. Expected a pull "
                          f"request number.")
-    run_url = given.text("run-url") or _this_run(environ, event_name, event_path)
+    # Under workflow_run the run to link is the triggering one, read with the payload.
+    run_url = given.text("run-url") or ("" if event_name == "workflow_run" else
+                                        _this_run(environ))
     if run_url and not RUN_URL.fullmatch(run_url):
         raise UsageError(f"{given.where('run-url')} {run_url[:100]!r} is not an http(s) URL "
                          f"of letters, digits and `/._~%:-`")
@@ -241,13 +242,8 @@ def _login(given: Given) -> str:
     return login
 
 
-def _this_run(environ: Mapping[str, str], event_name: str, event_path: Path | None) -> str:
-    """The run the comment reports: under workflow_run the run that triggered this one (its
-    URL from the payload, checked like any input), else this run."""
-    if event_name == "workflow_run" and event_path is not None:
-        run = read_event(event_path).get("workflow_run")
-        url = run.get("html_url") if isinstance(run, Mapping) else None
-        return url if isinstance(url, str) and RUN_URL.fullmatch(url) else ""
+def _this_run(environ: Mapping[str, str]) -> str:
+    """This run's URL, from the runner's variables ("" outside a run)."""
     server, repository, run_id = (environ.get(name, "") for name in (
         "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
     if server and repository and run_id.isdigit():

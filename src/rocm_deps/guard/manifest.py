@@ -29,7 +29,7 @@ from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.settings import CommentSettings
+from rocm_deps.settings import RUN_URL, CommentSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi, IssueComment, PullInfo
@@ -47,7 +47,8 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
         raise UsageError("the event payload names no repository (repository.full_name): "
                          "comment runs on the event of a workflow run")
     number = _pull_request(settings, payload, api, repository)
-    run = ManifestRun(repository, number, settings.run_url, resolve_errors=errors,
+    run_url = settings.run_url or _triggering_run(payload)
+    run = ManifestRun(repository, number, run_url, resolve_errors=errors,
               install_labels=tuple(result.label for result in installs))
     for name, override in overrides.items():
         dependency = config.dependency(name)
@@ -60,6 +61,14 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
     return run
+
+
+def _triggering_run(payload: Mapping[str, Any]) -> str:
+    """Under workflow_run, the URL of the run that triggered this one, checked like any
+    input ("" when absent or not a plain URL)."""
+    run = payload.get("workflow_run")
+    url = run.get("html_url") if isinstance(run, Mapping) else None
+    return url if isinstance(url, str) and RUN_URL.fullmatch(url) else ""
 
 
 def _confirmed(reported: Sequence[tuple[str, InstalledDependency]]) -> str | None:
