@@ -219,22 +219,17 @@ class GitHubApi:
         return self._call(fetch, what)
 
     def create_comment(self, repository: str, number: int, body: str) -> IssueComment:
-        what = f"a new comment on pull request #{number} of {repository}"
-
-        def send() -> IssueComment:
-            _, raw = self.github.requester.requestJsonAndCheck(
-                "POST", f"/repos/{repository}/issues/{number}/comments", input={"body": body})
-            return _comment(raw, what)
-
-        return self._call(send, what)
+        return self._write_comment("POST", f"/repos/{repository}/issues/{number}/comments",
+                                   body, f"a new comment on pull request #{number} of "
+                                         f"{repository}")
 
     def edit_comment(self, repository: str, comment_id: int, body: str) -> IssueComment:
-        what = f"comment {comment_id} of {repository}"
+        return self._write_comment("PATCH", f"/repos/{repository}/issues/comments/{comment_id}",
+                                   body, f"comment {comment_id} of {repository}")
 
+    def _write_comment(self, verb: str, url: str, body: str, what: str) -> IssueComment:
         def send() -> IssueComment:
-            _, raw = self.github.requester.requestJsonAndCheck(
-                "PATCH", f"/repos/{repository}/issues/comments/{comment_id}",
-                input={"body": body})
+            _, raw = self.github.requester.requestJsonAndCheck(verb, url, input={"body": body})
             return _comment(raw, what)
 
         return self._call(send, what)
