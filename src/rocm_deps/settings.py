@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import cast
 
 from rocm_deps.config import Config, load_config
+from rocm_deps.config.profiles import Profile
 from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
@@ -33,7 +34,6 @@ from rocm_deps.options import (
     Policy,
     Scenario,
 )
-from rocm_deps.profiles import Profile
 
 DEFAULT_API_URL = "https://api.github.com"
 # Variables that hold a GitHub token by convention (and the action's input): no child

@@ -24,9 +24,9 @@ from rocm_deps.config.fields import (
     table_values,
     unknown_key,
 )
+from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, ValueKind, check_value
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded
-from rocm_deps.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, ValueKind, check_value
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 # What a directive key is made of, after case folding: the look-alike table

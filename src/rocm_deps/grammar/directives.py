@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.config import KEY_CHARACTERS, DependencyConfig, ValueConfig
+from rocm_deps.config.profiles import check_value
 from rocm_deps.grammar.keys import first_token, fold, one_edit
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.refs import (
@@ -27,7 +28,6 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
-from rocm_deps.profiles import check_value
 
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160

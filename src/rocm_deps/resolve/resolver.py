@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig
+from rocm_deps.config.profiles import check_value
 from rocm_deps.contract import Override, ResolvedValue, ResolveReport, Source
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
@@ -26,7 +27,6 @@ from rocm_deps.grammar.directives import (
     parse_body,
 )
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
-from rocm_deps.profiles import check_value
 from rocm_deps.settings import ResolveSettings
 
 if TYPE_CHECKING:
