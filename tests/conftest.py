@@ -18,7 +18,7 @@ from rocm_deps.cli import main
 from rocm_deps.config import load_config
 from rocm_deps.contract import overrides_to_json
 from rocm_deps.demo import sandbox
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 from rocm_deps.install.recipe import RECIPES
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import ResolveSettings

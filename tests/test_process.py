@@ -14,7 +14,7 @@ from types import FrameType
 import pytest
 
 from rocm_deps.errors import Interrupted
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 from rocm_deps.process import CommandFailed, run
 
 

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 
 from rocm_deps.cli import execute
 from rocm_deps.errors import EXIT_USAGE, UsageError
-from rocm_deps.github.runner import format_command
 from rocm_deps.options import (
     ACTION_COMMANDS,
     OPTIONS,
@@ -23,6 +22,7 @@ from rocm_deps.options import (
     Given,
     read,
 )
+from rocm_deps.runner import format_command
 
 
 def read_input(environ: Mapping[str, str], name: str) -> str:

@@ -19,8 +19,8 @@ from rocm_deps.errors import (
     FatalError,
     Interrupted,
 )
-from rocm_deps.github.runner import Runner
 from rocm_deps.options import COMMANDS, Command, Given, Option, for_command, read
+from rocm_deps.runner import Runner
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 
 TERMINATE_GRACE_SECONDS = 5.0
 

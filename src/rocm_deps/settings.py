@@ -9,7 +9,6 @@ interpreter under test.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import shutil
@@ -25,6 +24,7 @@ from rocm_deps.config.profiles import Profile
 from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
+from rocm_deps.messages import did_you_mean
 from rocm_deps.options import (
     DEFAULT_BOT,
     DEFAULT_TRUSTED,
@@ -353,8 +353,7 @@ def check_input_names(inputs: dict[str, str], config: Config) -> dict[str, str]:
         value.dispatch_input for value in config.values]
     for name in inputs:
         if name not in known:
-            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            hint = f"did you mean `{close[0]}`? " if close else ""
+            hint = did_you_mean(name, known)
             raise UsageError(f"--input {name}: not a configured dispatch input; {hint}the "
                              f"dispatch inputs are {', '.join(known)}")
     return inputs

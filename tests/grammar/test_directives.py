@@ -88,7 +88,7 @@ CASES = [
     ("bare-number", "ci-sglang-pr: 1234", {}, "did you mean `#1234`", None),
     ("bare-number-7-digits", "ci-sglang-pr: 1234567", {}, "did you mean `#1234567`", None),
     ("hex-6-digits-and-letters", "ci-sglang-pr: 123abc", {"sglang": "123abc"}, None,
-     "`123abc` is read as a branch name; if you meant a commit, give its full 40-digit SHA"),
+     "`123abc` is read as a branch name; if you meant a commit, give the full 40-digit SHA"),
     ("hex-4-digits-and-letters", "ci-sglang-pr: a1b2", {"sglang": "a1b2"}, None,
      "read as a branch name"),
     ("hex-word-is-a-branch", "ci-sglang-pr: cafe", {"sglang": "cafe"}, None, None),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 from rocm_deps.install.git import Git
 from rocm_deps.install.patches import files_required, probe_and_apply
 from tests.conftest import git

@@ -13,7 +13,7 @@ import pytest
 
 from rocm_deps.config import build_config
 from rocm_deps.contract import DependencyReport, Override
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 from rocm_deps.install import build, checkout, clean, patches
 from rocm_deps.install.git import FETCHED_REF, Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed

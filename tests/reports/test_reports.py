@@ -19,7 +19,7 @@ from rocm_deps.contract import (
     ResolvedValue,
     ResolveReport,
 )
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 from rocm_deps.grammar.directives import Finding
 from rocm_deps.reports import install, merge_check, resolve
 from tests.markdown_oracle import render

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
-from rocm_deps.github.runner import Runner
 from rocm_deps.guard.manifest import collect, upsert
+from rocm_deps.messages import needs_token
 from rocm_deps.reports import manifest as manifest_report
 from rocm_deps.reports import publish
+from rocm_deps.runner import Runner
 from rocm_deps.settings import CommentSettings
 
 
 def run(settings: CommentSettings, runner: Runner) -> int:
     if not settings.api.token:
-        raise UsageError("comment writes on the pull request: set the `github-token` input "
-                         "(CLI: --github-token-env VAR) with `pull-requests: write`")
+        raise UsageError(needs_token("comment writes on the pull request",
+                                     "pull-requests: write"))
     ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     from rocm_deps.github.api import GitHubApi
 

@@ -27,8 +27,8 @@ from rocm_deps.demo import sandbox
 from rocm_deps.demo.sandbox import toml_string
 from rocm_deps.demo.world import SCENARIOS
 from rocm_deps.errors import EXIT_OK, FatalError
-from rocm_deps.github.runner import Runner, parse_outputs
 from rocm_deps.process import CommandFailed
+from rocm_deps.runner import Runner, parse_outputs
 from rocm_deps.settings import DemoSettings
 
 # The configuration a Miles-like repository would use on the MI350 image: the defaults (SGLang's

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
-from rocm_deps.github.runner import Runner
 from rocm_deps.guard.merge_check import check
 from rocm_deps.reports import compact_json, publish
 from rocm_deps.reports import merge_check as merge_check_report
+from rocm_deps.runner import Runner
 from rocm_deps.settings import MergeCheckSettings
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
-from rocm_deps.github.runner import Runner
 from rocm_deps.reports import publish
 from rocm_deps.reports import resolve as resolve_report
 from rocm_deps.resolve.resolver import resolve
+from rocm_deps.runner import Runner
 from rocm_deps.settings import ResolveSettings
 
 

@@ -4,13 +4,13 @@ unknown key, the closest known one."""
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rocm_deps.errors import UsageError
+from rocm_deps.messages import did_you_mean
 
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
 Fail = Callable[[str, str], UsageError]
@@ -91,9 +91,7 @@ def table_values(table: Mapping[str, Any], fields: Mapping[str, tuple[Any, str]]
 
 def unknown_key(key: str, known: Iterable[str]) -> str:
     names = sorted(known)
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    hint = f"did you mean `{close[0]}`? " if close else ""
-    return f"unknown key; {hint}expected one of {', '.join(names)}"
+    return f"unknown key; {did_you_mean(key, names)}expected one of {', '.join(names)}"
 
 
 def _typed(table: Mapping[str, Any], key: str, expected: type | tuple[type, ...],

@@ -16,7 +16,7 @@ from pathlib import Path
 from rocm_deps import process
 from rocm_deps.demo.package import BUILD_REQUIREMENTS_CLOSURE, write_package
 from rocm_deps.demo.world import DEPENDENCIES, WORKSPACE_FILES, WORKSPACE_PACKAGE, Dependency
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 
 IDENTITY = {"GIT_AUTHOR_NAME": "rocm-deps sandbox", "GIT_AUTHOR_EMAIL": "sandbox@example.invalid",
             "GIT_COMMITTER_NAME": "rocm-deps sandbox",

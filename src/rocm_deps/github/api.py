@@ -26,6 +26,7 @@ from github.GithubException import (
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.messages import full_sha_hint
 
 if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig
@@ -278,7 +279,7 @@ class GitHubApi:
                                f"{': ' + str(message)[:200] if message else ''})") from None
             if error.status == 422:
                 raise ApiError(f"{what}: no single commit matches (unknown, or an ambiguous "
-                               f"abbreviation); give the full 40-digit SHA") from None
+                               f"abbreviation); {full_sha_hint()}") from None
             message = (error.data or {}).get("message") if isinstance(error.data, dict) else None
             raise ApiError(f"reading {what} failed with HTTP {error.status}"
                            f"{': ' + str(message) if message else ''}") from None

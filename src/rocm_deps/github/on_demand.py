@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.errors import FatalError
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
 READY = ".rocm-deps-ready"

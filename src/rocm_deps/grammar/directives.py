@@ -28,6 +28,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
+from rocm_deps.messages import closest
 
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160
@@ -437,13 +438,11 @@ class _Parser:
     def _unknown_key_message(self, key: str) -> str:
         match = _UNKNOWN_KEY_RE.fullmatch(key.replace("_", "-"))
         word = match.group("word") if match else key
-        import difflib  # only on this error path
-
-        close = difflib.get_close_matches(word.casefold(), self.names, n=1, cutoff=0.5)
+        close = closest(word.casefold(), self.names, cutoff=0.5)
         keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
         directive = next((dependency.directive for dependency in self.by_key.values()
-                          if close and dependency.name == close[0]), "")
-        hint = f"did you mean `{close[0]}` (`{directive}`)? " if close else ""
+                          if dependency.name == close), "")
+        hint = f"did you mean `{close}` (`{directive}`)? " if close else ""
         return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
                 f"An unknown key is an error so that a typo cannot silently test the image's "
                 f"baseline instead")

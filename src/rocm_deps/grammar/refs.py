@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from rocm_deps.config import REPOSITORY_NAME
+from rocm_deps.messages import full_sha_hint
 
 # A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.
 FULL_SHA_SOURCE = r"[0-9a-f]{40}|[0-9a-f]{64}"
@@ -227,8 +228,7 @@ def _looks_like_a_short_commit(value: str) -> str | None:
     taken as a branch name; the author probably meant a commit."""
     if (4 <= len(value) <= 6 and _HEX.fullmatch(value) and any(c.isdigit() for c in value)
             and any(c.isalpha() for c in value)):
-        return (f"`{value}` is read as a branch name; if you meant a commit, give its full "
-                f"40-digit SHA (`git rev-parse {value}` prints it)")
+        return f"`{value}` is read as a branch name; if you meant a commit, {full_sha_hint(value)}"
     return None
 
 
@@ -266,5 +266,5 @@ def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
                                 f"https://github.com/{repository}/pull/{spec.pr}")
         return spec
     if not FULL_SHA_ANY_CASE.fullmatch(sha):
-        return ValueProblem(f"`{value}` names an abbreviated commit; use the full 40-digit SHA")
+        return ValueProblem(f"`{value}` names an abbreviated commit; {full_sha_hint(sha)}")
     return RefSpec("commit", sha.lower(), sha=sha.lower())

@@ -25,6 +25,7 @@ from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import MAX_BODY_BYTES, Finding, parse_body
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.guard.manifest import tested_manifest
+from rocm_deps.messages import needs_token
 from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings
 
@@ -46,9 +47,9 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
     payload = read_event(settings.event_path)
     api = _api(settings) if settings.api.token else None
     if settings.require_tested and api is None:
-        raise UsageError("merge-check --require-tested reads the manifest comment and the "
-                         "dependency pull requests' heads through the API: set the "
-                         "`github-token` input (CLI: --github-token-env VAR)")
+        raise UsageError(needs_token("merge-check --require-tested reads the manifest comment "
+                                     "and the dependency pull requests' heads through the "
+                                     "API"))
     for number, body in _bodies(settings, payload, api, report):
         if number is not None:
             report.pulls.append(number)
@@ -107,9 +108,8 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
             return []
         return [(context.pr_number, context.body)]
     if api is None:
-        raise UsageError("merge-check on a `merge_group` event reads the group's pull requests "
-                         "through the API: set the `github-token` input (CLI: "
-                         "--github-token-env VAR) with `pull-requests: read`")
+        raise UsageError(needs_token("merge-check on a `merge_group` event reads the group's "
+                                     "pull requests through the API", "pull-requests: read"))
     repository = _repository(payload)
     group = payload.get("merge_group")
     group = group if isinstance(group, Mapping) else {}
@@ -255,8 +255,8 @@ def _state(pull: PullInfo | None, repository: str, number: int | None,
     if settings.policy == "forbid-overrides":
         return "not asked", False  # the policy refuses any directive; no API call needed
     if pull is None:
-        raise UsageError(f"merge-check asks the API whether {repository}#{number} is merged: "
-                         f"set the `github-token` input (CLI: --github-token-env VAR)")
+        raise UsageError(needs_token(f"merge-check asks the API whether {repository}#{number} "
+                                     f"is merged"))
     if pull.merged:
         return "merged", True
     return ("open" if pull.state == "open" else "closed (unmerged)"), False

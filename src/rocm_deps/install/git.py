@@ -19,8 +19,8 @@ from time import sleep
 from rocm_deps import process
 from rocm_deps.config import FetchFilter, TagPolicy
 from rocm_deps.contract import LocalChanges
-from rocm_deps.github.runner import Runner
 from rocm_deps.process import Result
+from rocm_deps.runner import Runner
 
 # Variables that would make git operate on a different repository, index or object store
 # than the dependency path we were given.

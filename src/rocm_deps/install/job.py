@@ -16,7 +16,6 @@ from pathlib import Path
 from rocm_deps import __version__, process
 from rocm_deps.config import DependencyConfig
 from rocm_deps.contract import REPLAY_LABEL, DependencyReport, FailedStep, Override, Phase
-from rocm_deps.github.runner import Runner
 from rocm_deps.install.git import Git, RetryPolicy
 from rocm_deps.install.pip import pip_environment
 from rocm_deps.install.record import (
@@ -26,6 +25,7 @@ from rocm_deps.install.record import (
     Request,
     sha256_of,
 )
+from rocm_deps.runner import Runner
 from rocm_deps.settings import InstallSettings
 
 ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"

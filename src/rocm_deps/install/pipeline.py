@@ -28,12 +28,12 @@ from rocm_deps.contract import (
     StepName,
     WorkspaceState,
 )
-from rocm_deps.github.runner import Runner
 from rocm_deps.install import build, checkout, clean, patches, recipe
 from rocm_deps.install.git import Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
 from rocm_deps.install.record import Record, RecordFile, tree_fingerprint
+from rocm_deps.runner import Runner
 from rocm_deps.settings import InstallSettings
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 
 
 def publish(runner: Runner, outputs: dict[str, str], summary: str, document: object,

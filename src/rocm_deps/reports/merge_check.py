@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from rocm_deps.contract import MAX_FINDINGS, MergeCheckReport
-from rocm_deps.github.runner import Runner
 from rocm_deps.reports.markdown import (
     escape_markdown,
     markdown_cell,
     markdown_code_block,
     markdown_table,
 )
+from rocm_deps.runner import Runner
 
 
 def annotate(report: MergeCheckReport, runner: Runner) -> None:

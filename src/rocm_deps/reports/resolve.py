@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rocm_deps.config import Config
 from rocm_deps.contract import MAX_FINDINGS, ResolveReport, findings_omitted, overrides_to_json
-from rocm_deps.github.runner import Runner
 from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
     markdown_cell,
     markdown_code_block,
     markdown_table,
 )
+from rocm_deps.runner import Runner
 
 
 def outputs(report: ResolveReport, config: Config) -> dict[str, str]:

@@ -27,6 +27,7 @@ from rocm_deps.grammar.directives import (
     parse_body,
 )
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
+from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.settings import ResolveSettings
 
 if TYPE_CHECKING:
@@ -93,8 +94,7 @@ def _body(settings: ResolveSettings, context: EventContext,
         return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1, "--body-file")
     if settings.body_source == "api" and context.pr_number is not None:
         if not settings.api.token:
-            raise UsageError("body-source `api` needs a token: set the `github-token` input "
-                             "(CLI: --github-token-env VAR)")
+            raise UsageError(needs_token("body-source `api` needs a token"))
         pull = _live_pull(settings, context)
         report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
                               f"read from the API (the current description)")
@@ -245,8 +245,8 @@ def _override(dependency: DependencyConfig, spec: RefSpec, source: Source, raw: 
 
 def _short_sha_message(override: Override) -> str:
     where = f"line {override.line}: " if override.line else ""
-    return (f"{where}`{override.raw}` ({override.name}) is an abbreviated commit SHA; give the "
-            f"full 40-digit SHA (`git rev-parse {override.raw}` prints it), or pass a "
+    return (f"{where}`{override.raw}` ({override.name}) is an abbreviated commit SHA; "
+            f"{full_sha_hint(override.raw)}, or pass a "
             f"`github-token` so the action can expand it through the GitHub API")
 
 

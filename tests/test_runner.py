@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.github.runner import (
+from rocm_deps.runner import (
     Runner,
     escape_data,
     escape_property,

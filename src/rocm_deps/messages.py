@@ -1,0 +1,33 @@
+"""Texts that more than one place emits, defined once, so they cannot drift apart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# Where a command that needs the GitHub API takes its token from (the action, then the CLI).
+GIVE_API_ACCESS = "set the `github-token` input (CLI: --github-token-env VAR)"
+
+
+def needs_token(why: str, permission: str = "") -> str:
+    """`why` (what the API is needed for), then how to give the token it needs."""
+    return f"{why}: {GIVE_API_ACCESS}{f' with `{permission}`' if permission else ''}"
+
+
+def full_sha_hint(value: str = "") -> str:
+    """How to turn an abbreviated commit `value` into what the tool needs."""
+    return "give the full 40-digit SHA" + (f" (`git rev-parse {value}` prints it)" if value
+                                           else "")
+
+
+def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The candidate `word` is most likely a misspelling of, or None."""
+    import difflib  # only on an error path: it costs start-up time
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str:
+    """"did you mean `x`? " for the closest candidate, or "" when none is close."""
+    close = closest(word, candidates, cutoff)
+    return f"did you mean `{close}`? " if close else ""
