@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
 from rocm_deps.demo import sandbox  # noqa: E402
-from rocm_deps.github.runner import Runner  # noqa: E402
+from rocm_deps.runner import Runner  # noqa: E402
 from tests.fake_github import FakeGitHub  # noqa: E402
 
 # The previous action's pins and steps, as they were (commit d445890).

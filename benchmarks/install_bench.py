@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from rocm_deps.demo import sandbox  # noqa: E402
 from rocm_deps.demo.package import Package, write_package  # noqa: E402
-from rocm_deps.github.runner import Runner  # noqa: E402
+from rocm_deps.runner import Runner  # noqa: E402
 from tests.gitserver import Proxy, git_daemon  # noqa: E402
 
 FILES, COMMITS, BEHIND, RELEASE_EVERY, OLD_BASE = 2000, 3000, 500, 500, 800

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rocm_deps.contract import Override, overrides_to_json
 from rocm_deps.demo import sandbox, world
-from rocm_deps.github.runner import Runner
+from rocm_deps.runner import Runner
 
 
 def main(root: Path) -> int:
