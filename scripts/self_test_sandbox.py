@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from rocm_deps.contract import Override, overrides_to_json
+from rocm_deps.contract.overrides import Override, overrides_to_json
 from rocm_deps.demo import sandbox, world
 from rocm_deps.runner import Runner
 

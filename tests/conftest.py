@@ -16,11 +16,11 @@ import pytest
 
 from rocm_deps.cli import main
 from rocm_deps.config import load_config
-from rocm_deps.contract import overrides_to_json
+from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.demo import sandbox
-from rocm_deps.runner import Runner
 from rocm_deps.install.recipe import RECIPES
 from rocm_deps.resolve.resolver import resolve
+from rocm_deps.runner import Runner
 from rocm_deps.settings import ResolveSettings
 from tests.repos import commit, git
 

@@ -309,7 +309,7 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
     """The fork route of DESIGN §10 under act: the suite's reports (a real resolve report,
     an install report, the PR number) reach `comment`, which writes one manifest comment
     through the API stand-in after checking the PR's head against the run's."""
-    from rocm_deps.contract import DependencyReport, InstallReport
+    from rocm_deps.contract.install import DependencyReport, InstallReport
     from rocm_deps.contract.manifest import read_manifest
     from tests.fake_github import FakeGitHub
 

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rocm_deps.contract import REPORT_VERSION, Override, overrides_from_json, overrides_to_json
+from rocm_deps.contract.overrides import (
+    REPORT_VERSION,
+    Override,
+    overrides_from_json,
+    overrides_to_json,
+)
 from rocm_deps.errors import UsageError
 
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"

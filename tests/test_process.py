@@ -14,8 +14,8 @@ from types import FrameType
 import pytest
 
 from rocm_deps.errors import Interrupted
-from rocm_deps.runner import Runner
 from rocm_deps.process import CommandFailed, run
+from rocm_deps.runner import Runner
 
 
 def test_capture_echo_and_failure() -> None:

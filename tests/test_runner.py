@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_deps.reports.markdown import markdown_cell
 from rocm_deps.runner import (
     Runner,
     escape_data,
@@ -16,7 +17,6 @@ from rocm_deps.runner import (
     format_output,
     parse_outputs,
 )
-from rocm_deps.reports.markdown import markdown_cell
 from tests.conftest import parse_github_output
 
 

@@ -21,7 +21,7 @@ from typing import cast
 
 from rocm_deps.config import Config, load_config
 from rocm_deps.config.profiles import Profile
-from rocm_deps.contract import Override, overrides_from_json
+from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
 from rocm_deps.messages import did_you_mean

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rocm_deps.config import load_config
-from rocm_deps.contract import ResolveReport
+from rocm_deps.contract.resolve import ResolveReport
 from rocm_deps.grammar.refs import check_ref_format
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.settings import ResolveSettings

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from rocm_deps.contract import DependencyReport, InstallReport, PatchOutcome
+from rocm_deps.contract.install import DependencyReport, InstallReport, PatchOutcome
 from rocm_deps.contract.manifest import MANIFEST_MARKER, Manifest, ManifestEntry, read_manifest
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.runner import Runner
 from rocm_deps.install.git import Git, GitError, git_environment, is_permanent_fetch_failure
+from rocm_deps.runner import Runner
 from tests.conftest import git
 from tests.repos import commit, make_repo
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.runner import Runner
 from rocm_deps.install.git import Git
 from rocm_deps.install.patches import files_required, probe_and_apply
+from rocm_deps.runner import Runner
 from tests.conftest import git
 from tests.repos import commit, make_repo
 

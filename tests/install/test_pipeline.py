@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from rocm_deps.contract import PHASES
+from rocm_deps.contract.install import PHASES
 from rocm_deps.demo.sandbox import Sandbox
 from rocm_deps.install.pipeline import STEPS
 from tests.conftest import Cli, CliResult, overrides

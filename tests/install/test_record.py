@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.contract import PatchOutcome
+from rocm_deps.contract.install import PatchOutcome
 from rocm_deps.install.record import (
     ImageState,
     ImageStateFile,

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import build_config
-from rocm_deps.contract import DependencyReport, Override
-from rocm_deps.runner import Runner
+from rocm_deps.contract.install import DependencyReport
+from rocm_deps.contract.overrides import Override
 from rocm_deps.install import build, checkout, clean, patches
 from rocm_deps.install.git import FETCHED_REF, Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.record import RecordFile
+from rocm_deps.runner import Runner
 from rocm_deps.settings import InstallSettings, ResolveSettings
 from tests.conftest import git
 from tests.repos import commit, make_repo

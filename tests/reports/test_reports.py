@@ -6,22 +6,19 @@ import io
 import json
 
 from rocm_deps.config import load_config
-from rocm_deps.contract import (
-    MAX_FINDINGS,
+from rocm_deps.contract.install import (
     PHASES,
-    Check,
     DependencyReport,
     InstallReport,
     LocalChanges,
-    MergeCheckReport,
-    Override,
     PatchOutcome,
-    ResolvedValue,
-    ResolveReport,
 )
-from rocm_deps.runner import Runner
+from rocm_deps.contract.merge_check import Check, MergeCheckReport
+from rocm_deps.contract.overrides import Override
+from rocm_deps.contract.resolve import MAX_FINDINGS, ResolvedValue, ResolveReport
 from rocm_deps.grammar.directives import Finding
 from rocm_deps.reports import install, merge_check, resolve
+from rocm_deps.runner import Runner
 from tests.markdown_oracle import render
 
 CONFIG = load_config(None)

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
-from rocm_deps.contract import REPORT_VERSION, DependencyState, Override, PatchState
+from rocm_deps.contract.install import DependencyState, PatchState
+from rocm_deps.contract.overrides import REPORT_VERSION, Override
 from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA

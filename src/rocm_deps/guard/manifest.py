@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.config import REPOSITORY, Config
-from rocm_deps.contract import Override, overrides_from_json
 from rocm_deps.contract.manifest import (
     MANIFEST_MARKER,
     InstalledDependency,
@@ -25,6 +24,7 @@ from rocm_deps.contract.manifest import (
     installed_from_json,
     read_manifest,
 )
+from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.event import event_context, read_event, read_json_object

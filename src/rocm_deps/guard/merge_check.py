@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import REPOSITORY
-from rocm_deps.contract import Check, MergeCheckReport, PullState, Verdict
+from rocm_deps.contract.merge_check import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.event import event_context, read_event

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract import FailedStep
+from rocm_deps.contract.install import FailedStep
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.pip import editable_install_argv, editable_probe_argv, pip_environment

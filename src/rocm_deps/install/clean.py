@@ -4,7 +4,7 @@ and reset the work tree."""
 
 from __future__ import annotations
 
-from rocm_deps.contract import LocalChanges
+from rocm_deps.contract.install import LocalChanges
 from rocm_deps.install.git import Git, GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.recipe import rewritten

@@ -18,7 +18,7 @@ from time import sleep
 
 from rocm_deps import process
 from rocm_deps.config import FetchFilter, TagPolicy
-from rocm_deps.contract import LocalChanges
+from rocm_deps.contract.install import LocalChanges
 from rocm_deps.process import Result
 from rocm_deps.runner import Runner
 

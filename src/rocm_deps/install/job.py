@@ -15,7 +15,8 @@ from pathlib import Path
 
 from rocm_deps import __version__, process
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract import REPLAY_LABEL, DependencyReport, FailedStep, Override, Phase
+from rocm_deps.contract.install import REPLAY_LABEL, DependencyReport, FailedStep, Phase
+from rocm_deps.contract.overrides import Override
 from rocm_deps.install.git import Git, RetryPolicy
 from rocm_deps.install.pip import pip_environment
 from rocm_deps.install.record import (

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract import (
+from rocm_deps.contract.install import (
     ALREADY_PRESENT,
     AMBIGUOUS,
     APPLIED,

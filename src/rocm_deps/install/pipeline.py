@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract import (
+from rocm_deps.contract.install import (
     FAILED,
     INSTALLED,
     PLANNED_INSTALL,
     UP_TO_DATE,
     DependencyReport,
     InstallReport,
-    Override,
     Phase,
     StepName,
     WorkspaceState,
 )
+from rocm_deps.contract.overrides import Override
 from rocm_deps.install import build, checkout, clean, patches, recipe
 from rocm_deps.install.git import Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed

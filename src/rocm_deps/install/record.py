@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from rocm_deps.contract import ALREADY_PRESENT, APPLIED, PatchOutcome, PatchState
+from rocm_deps.contract.install import ALREADY_PRESENT, APPLIED, PatchOutcome, PatchState
 from rocm_deps.install.git import Git
 
 RECORD_NAME = "rocm-deps-state.json"

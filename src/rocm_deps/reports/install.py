@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocm_deps.config import Config
-from rocm_deps.contract import NAMES_SHOWN, PHASES, DependencyReport, InstallReport
+from rocm_deps.contract.install import NAMES_SHOWN, PHASES, DependencyReport, InstallReport
 from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
     escape_markdown,

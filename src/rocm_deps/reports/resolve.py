@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rocm_deps.config import Config
-from rocm_deps.contract import MAX_FINDINGS, ResolveReport, findings_omitted, overrides_to_json
+from rocm_deps.contract.overrides import overrides_to_json
+from rocm_deps.contract.resolve import MAX_FINDINGS, ResolveReport, findings_omitted
 from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
     markdown_cell,

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig
 from rocm_deps.config.profiles import check_value
-from rocm_deps.contract import Override, ResolvedValue, ResolveReport, Source
+from rocm_deps.contract.overrides import Override, Source
+from rocm_deps.contract.resolve import ResolvedValue, ResolveReport
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
 from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object

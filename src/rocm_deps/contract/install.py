@@ -1,0 +1,148 @@
+"""The install report: per dependency, what was fetched, patched, built and verified, and
+the states every step can end in (architecture §6, §8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from rocm_deps.contract.overrides import REPORT_VERSION, Source
+
+PatchState = Literal["applied", "already-present", "missing-target", "ambiguous",
+                     "incompatible", "planned"]
+DependencyState = Literal["installed", "up-to-date", "failed", "planned"]
+WorkspaceState = Literal["not needed", "not needed (all dependencies up to date)",
+                         "skipped (a dependency failed)", "disabled", "installed", "failed",
+                         "planned"]
+# The steps of the install pipeline (install.pipeline.STEPS, a test holds them equal), and
+# every step an install can fail at: those, the checks before them (the clone, the lock) and
+# the workspace install.
+StepName = Literal["clean", "fetch", "checkout", "submodules", "patch", "recipe", "prepare",
+                   "pip", "rebuild-check"]
+FailedStep = Literal[StepName, "check", "lock", "environment", "verify", "workspace"]
+# The timed phases of an install, in pipeline order: the columns of the install summary.
+Phase = Literal["clean", "fetch", "checkout", "patch", "prepare", "pip"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+
+APPLIED: PatchState = "applied"
+ALREADY_PRESENT: PatchState = "already-present"
+MISSING_TARGET: PatchState = "missing-target"
+AMBIGUOUS: PatchState = "ambiguous"
+INCOMPATIBLE: PatchState = "incompatible"
+PLANNED: PatchState = "planned"
+
+INSTALLED: DependencyState = "installed"
+UP_TO_DATE: DependencyState = "up-to-date"
+FAILED: DependencyState = "failed"
+PLANNED_INSTALL: DependencyState = "planned"
+
+WORKSPACE_FAILED: WorkspaceState = "failed"
+
+
+@dataclass(frozen=True)
+class PatchOutcome:
+    patch: str
+    state: PatchState
+    sha256: str
+    missing: tuple[str, ...] = ()
+    rejected: str = ""
+    tolerated: bool = False  # missing-target with on-missing-target = "skip"
+
+    @property
+    def ok(self) -> bool:
+        return self.state in (APPLIED, ALREADY_PRESENT, PLANNED) or self.tolerated
+
+
+NAMES_SHOWN = 20  # file names listed per kind in reports; all are counted
+# The label under which the image's captured edits are replayed as a patch.
+REPLAY_LABEL = "the image's local changes"
+
+
+@dataclass(frozen=True)
+class LocalChanges:
+    """What `git reset --hard` + `git clean -fd` discard from a clone (DESIGN §6 step 3)."""
+
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    untracked: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.modified or self.deleted or self.untracked)
+
+    def by_kind(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return (("modified", self.modified), ("deleted", self.deleted),
+                ("untracked", self.untracked))
+
+    def names(self) -> list[str]:
+        return [name for _, names in self.by_kind() for name in names]
+
+    def counts(self) -> str:
+        parts = [f"{len(names)} {kind}" for kind, names in self.by_kind() if names]
+        return ", ".join(parts) or "none"
+
+    def to_json(self) -> dict[str, Any]:
+        return {kind: {"count": len(names), "names": list(names[:NAMES_SHOWN])}
+                for kind, names in self.by_kind()}
+
+
+@dataclass
+class DependencyReport:
+    name: str
+    source: Source
+    ref: str
+    sha: str | None
+    state: DependencyState | None = None
+    commit: str | None = None
+    failed_step: FailedStep | None = None
+    error: str | None = None
+    patches: list[PatchOutcome] = field(default_factory=list)
+    seconds: dict[Phase, float] = field(default_factory=dict)
+    fetch_attempts: int = 0
+    clone_state: str | None = None  # after a failed patch: what the clone was left as
+    version: str | None = None  # what the interpreter reports after the install
+    image_commit: str | None = None  # the commit the image left the clone at
+    discarded: LocalChanges | None = None  # what this run's reset discarded
+    rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
+    steps: list[StepName] = field(default_factory=list)  # the pipeline's steps this install walked
+
+    @property
+    def replayed(self) -> str | None:
+        """The probe's state for the image's replayed edits, None when none were replayed."""
+        return next((outcome.state for outcome in self.patches
+                     if outcome.patch == REPLAY_LABEL), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "ref": self.ref, "sha": self.commit or self.sha,
+            "image_commit": self.image_commit,
+            "local_changes": {"discarded": self.discarded.to_json() if self.discarded
+                              is not None else None, "replayed": self.replayed},
+            "rebuild": {"count": len(self.rebuild), "files": list(self.rebuild[:NAMES_SHOWN])},
+            "state": self.state, "failed_step": self.failed_step, "error": self.error,
+            "clone_state": self.clone_state, "version": self.version,
+            "fetch_attempts": self.fetch_attempts,
+            "steps": self.steps,
+            "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}
+                        for outcome in self.patches},
+            "seconds": {phase: round(seconds, 3) for phase, seconds in self.seconds.items()},
+        }
+
+
+@dataclass
+class InstallReport:
+    dry_run: bool
+    python: str
+    dependencies: dict[str, DependencyReport] = field(default_factory=dict)
+    workspace: WorkspaceState = "not needed"
+
+    @property
+    def failed(self) -> bool:
+        return any(dep.state == FAILED for dep in self.dependencies.values()) or (
+            self.workspace == WORKSPACE_FAILED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": REPORT_VERSION, "dry_run": self.dry_run, "python": self.python,
+            "dependencies": {name: dep.to_json() for name, dep in self.dependencies.items()},
+            "workspace": self.workspace, "failed": self.failed,
+        }

@@ -1,0 +1,109 @@
+"""The `overrides` document: which ref each named dependency tests, from the resolve job to
+the GPU job (architecture §8).
+
+It travels through workflow outputs, where anyone with write access to the workflow could
+edit it: `Override.from_json` validates every field again before a ref can reach git's argv.
+Pure: no I/O, no runner, no git.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from rocm_deps.errors import UsageError
+from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_ref_format
+
+# The version of the resolve and install reports and of the `overrides` document.
+REPORT_VERSION = 1
+
+Source = Literal["dispatch", "body", "lock", "default", "overrides"]
+SOURCES: tuple[Source, ...] = get_args(Source)
+# Precedence of architecture §3, highest first; `named_by` is the highest source in use.
+PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "lock", "default")
+
+
+@dataclass(frozen=True)
+class Override:
+    """One dependency's ref to test: where it came from and what to fetch."""
+
+    name: str
+    kind: Kind
+    ref: str
+    source: Source
+    raw: str
+    sha: str | None = None
+    line: int | None = None
+    pr: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ref": self.ref, "sha": self.sha, "kind": self.kind, "source": self.source,
+                "raw": self.raw, "line": self.line, "pr": self.pr}
+
+    @classmethod
+    def from_json(cls, name: str, entry: object, where: str) -> Override:
+        """Validate one entry of an `overrides` document; every problem is a usage error."""
+
+        def fail(problem: str) -> UsageError:
+            return UsageError(f"{where}: `{name}`: {problem}")
+
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("ref"), str):
+            raise fail("needs an object with a string `ref`")
+        ref = entry["ref"]
+        problem = check_ref_format(ref)
+        if problem:
+            raise fail(f"ref {ref!r} is not valid: {problem}")
+        sha = entry.get("sha")
+        if sha is not None and (not isinstance(sha, str) or not FULL_SHA.fullmatch(sha)):
+            raise fail("`sha` must be a full lowercase hex SHA (40 or 64 digits) or null")
+        # Documents written before `kind` existed: a full SHA is a commit, the rest a ref.
+        kind = entry.get("kind", "commit" if FULL_SHA.fullmatch(ref) else "ref")
+        if kind not in KINDS:
+            raise fail(f"`kind` must be one of {', '.join(KINDS)}, got {kind!r}")
+        if kind in ("commit", "short-commit"):
+            # A commit is fetched by its SHA; an abbreviation must have been expanded by resolve.
+            if not FULL_SHA.fullmatch(ref) or sha not in (None, ref):
+                raise fail(f"a `{kind}` override fetches a full SHA: `ref` must be the full SHA "
+                           f"and `sha` null or equal to it")
+            sha = ref
+        source = entry.get("source", "overrides")
+        if source not in SOURCES:
+            raise fail(f"`source` must be one of {', '.join(SOURCES)}, got {source!r}")
+        raw = entry.get("raw", ref)
+        if not isinstance(raw, str):
+            raise fail("`raw` must be a string")
+        return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
+                   line=_optional_int(entry.get("line"), "line", fail),
+                   pr=_optional_int(entry.get("pr"), "pr", fail))
+
+
+def _optional_int(value: object, key: str, fail: Callable[[str], UsageError]) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise fail(f"`{key}` must be a positive integer or null")
+    return value
+
+
+def overrides_to_json(overrides: Mapping[str, Override]) -> dict[str, Any]:
+    return {name: override.to_json() for name, override in overrides.items()}
+
+
+def overrides_from_json(document: object, names: tuple[str, ...],
+                        where: str) -> dict[str, Override]:
+    """An `overrides` document, or a whole resolve report (its `overrides` member is used)."""
+    if isinstance(document, dict) and "version" in document and "overrides" in document:
+        if document["version"] != REPORT_VERSION:
+            raise UsageError(f"{where}: report version {document['version']!r} is not "
+                             f"supported (this rocm-deps reads version {REPORT_VERSION})")
+        document = document["overrides"]
+    if not isinstance(document, dict):
+        raise UsageError(f"{where}: expected a JSON object mapping dependency names to overrides")
+    overrides = {}
+    for name, entry in document.items():
+        if name not in names:
+            raise UsageError(f"{where}: `{name}` is not a configured dependency "
+                             f"(configured: {', '.join(names)})")
+        overrides[name] = Override.from_json(name, entry, where)
+    return overrides
