@@ -66,13 +66,13 @@ pip-args = ["--no-build-isolation"]
     ("[dependencies.megatron]\nfetch_depth = 5\n",
      "dependencies.megatron.fetch_depth: unknown key; did you mean `fetch-depth`? expected one of"),
     ("[dependencies.megatron]\nfetch-depth = \"5\"\n",
-     "dependencies.megatron.fetch-depth: expected an integer from 0 (full history) to 1000000, "
+     "dependencies.megatron.fetch-depth: expected an integer from 0 to 1000000, "
      "got a string"),
     ("[dependencies.megatron]\nfetch-depth = true\n",
-     "dependencies.megatron.fetch-depth: expected an integer from 0 (full history) to 1000000, "
+     "dependencies.megatron.fetch-depth: expected an integer from 0 to 1000000, "
      "got a boolean"),
     ("[dependencies.megatron]\nfetch-depth = -1\n",
-     "expected an integer from 0 (full history) to 1000000, got -1"),
+     "expected an integer from 0 to 1000000, got -1"),
     ("[dependencies.megatron]\npatches = \"a.patch\"\n",
      "dependencies.megatron.patches: expected an array of strings"),
     ("[dependencies.megatron]\npatches = [1]\n", "got an array with non-strings"),
@@ -93,11 +93,11 @@ pip-args = ["--no-build-isolation"]
     ("[install]\nretry-max-seconds = inf\n",
      "install.retry-max-seconds: expected a number from 0 to 600, got inf"),
     ("[install]\nfetch-attempts = 0\n",
-     "install.fetch-attempts: expected a number from 1 to 10, got 0"),
-    ("[api]\nattempts = 100000\n", "api.attempts: expected a number from 1 to 10, got 100000"),
+     "install.fetch-attempts: expected an integer from 1 to 10, got 0"),
+    ("[api]\nattempts = 100000\n", "api.attempts: expected an integer from 1 to 10, got 100000"),
     ("[api]\nmax-rate-limit-wait-seconds = inf\n",
      "api.max-rate-limit-wait-seconds: expected a number from 0 to 600, got inf"),
-    ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds: expected a number from 1 to 300"),
+    ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds: expected an integer from 1 to 300"),
     ('[dependencies.sglang]\nlocal-changes = "keep"\n',
      "dependencies.sglang.local-changes: expected \"discard\" or \"reapply\", got 'keep'"),
     ('[dependencies.sglang]\nprepare = ["mv a b"]\n',

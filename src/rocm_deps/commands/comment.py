@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.guard.manifest import collect, upsert
@@ -31,6 +32,6 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     document = {"action": action, "pull_request": tested.number, "ignored_comments": ignored,
                 "tested": {name: entry.to_json()
                            for name, entry in tested.manifest.tested.items()}}
-    publish(runner, {"comment": action}, body, document,
+    publish(runner, {COMMENT: action}, body, document,
             manifest_report.text(action, tested, ignored), settings.output_format)
     return EXIT_OK

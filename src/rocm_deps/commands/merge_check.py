@@ -3,6 +3,7 @@ the description names is not merged, so the default branch never silently loses 
 
 from __future__ import annotations
 
+from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.guard.merge_check import check
@@ -17,7 +18,7 @@ def run(settings: MergeCheckSettings, runner: Runner) -> int:
         ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     report = check(settings)
     merge_check_report.annotate(report, runner)
-    publish(runner, {"report": compact_json(report.to_json())},
+    publish(runner, {REPORT: compact_json(report.to_json())},
                     merge_check_report.summary(report), report.to_json(),
                     merge_check_report.text(report), settings.output_format)
     return EXIT_FAILURE if report.failed else EXIT_OK

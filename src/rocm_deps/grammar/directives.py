@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rocm_deps.config import KEY_CHARACTERS, DependencyConfig, ValueConfig
+from rocm_deps.config import DependencyConfig, ValueConfig
 from rocm_deps.config.profiles import check_value
-from rocm_deps.grammar.keys import first_token, fold, one_edit
+from rocm_deps.grammar.keys import KEY_CHARACTERS
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.refs import (
     RefSpec,
@@ -28,6 +28,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
+from rocm_deps.grammar.spelling import first_token, fold, one_edit
 from rocm_deps.messages import closest
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -41,7 +42,7 @@ _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)]
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 _UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
-# Its key is made of the key alphabet (config.KEY_CHARACTERS), in any letter case.
+# Its key is made of the key alphabet (grammar.keys.KEY_CHARACTERS), in any letter case.
 _MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{keys})(?![\w-])"
             r"(?=[*_`\s\x1c-\x1f]*[:=])")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from time import sleep
 
 from rocm_deps import process
-from rocm_deps.config import FetchFilter, TagPolicy
+from rocm_deps.config.fields import FetchFilter, TagPolicy
 from rocm_deps.contract.install import LocalChanges
 from rocm_deps.process import Result
 from rocm_deps.runner import Runner

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rocm_deps.config import RecipeName
+from rocm_deps.config.fields import RecipeName
 from rocm_deps.install.job import Context, Job, StepFailed
 
 # name -> the files it moves over others: (source, target), relative to the clone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocm_deps.config import Config
+from rocm_deps.config.outputs import PATCHES, REPORT, sha_output
 from rocm_deps.contract.install import NAMES_SHOWN, PHASES, DependencyReport, InstallReport
 from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
@@ -18,11 +19,11 @@ def outputs(report: InstallReport, config: Config) -> dict[str, str]:
     values = {}
     for dependency in config.dependencies:
         installed = report.dependencies.get(dependency.name)
-        values[f"{dependency.name}_sha"] = (installed.commit or "") if installed else ""
+        values[sha_output(dependency.name)] = (installed.commit or "") if installed else ""
     patch_states = {name: {outcome.patch: outcome.state for outcome in dep.patches}
                     for name, dep in report.dependencies.items()}
-    values["patches"] = compact_json(patch_states)
-    values["report"] = compact_json(report.to_json())
+    values[PATCHES] = compact_json(patch_states)
+    values[REPORT] = compact_json(report.to_json())
     return values
 
 

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 from rocm_deps.config import Config
+from rocm_deps.config.outputs import (
+    NAMED_BY,
+    OVERRIDES,
+    REPORT,
+    SKIP,
+    ref_output,
+    sha_output,
+)
 from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolveReport, findings_omitted
 from rocm_deps.reports import compact_json
@@ -18,20 +26,20 @@ def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
     """The step outputs; empty strings for unnamed dependencies. After an error only `report`:
     a downstream `if: always()` must not read a skip flag from a failed step (fail closed)."""
     if report.errors:
-        return {"report": compact_json(report.to_json())}
+        return {REPORT: compact_json(report.to_json())}
     values = {
-        "skip_dependency_install": "true" if report.skip_dependency_install else "false",
-        "named_by": report.named_by,
-        "overrides": compact_json(overrides_to_json(report.overrides)),
+        SKIP: "true" if report.skip_dependency_install else "false",
+        NAMED_BY: report.named_by,
+        OVERRIDES: compact_json(overrides_to_json(report.overrides)),
     }
     for dependency in config.dependencies:
         override = report.overrides.get(dependency.name)
-        values[f"{dependency.name}_ref"] = override.ref if override else ""
-        values[f"{dependency.name}_sha"] = (override.sha or "") if override else ""
+        values[ref_output(dependency.name)] = override.ref if override else ""
+        values[sha_output(dependency.name)] = (override.sha or "") if override else ""
     for value in config.values:
         resolved = report.values.get(value.name)
         values[value.output] = resolved.value if resolved else ""
-    values["report"] = compact_json(report.to_json())
+    values[REPORT] = compact_json(report.to_json())
     return values
 
 

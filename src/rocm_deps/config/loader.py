@@ -1,0 +1,221 @@
+"""Loading the configuration: a profile's built-in defaults, overridden key by key by a TOML
+file (architecture §7).
+
+Pure: reads one file, touches nothing else. Every key is checked against its row in
+`fields`; the checks here are the ones that relate keys to each other or to a name. Every
+error names the file and the key, because a typo in a config must never be silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rocm_deps.config.fields import (
+    API,
+    DEPENDENCY,
+    INSTALL,
+    REQUIRED,
+    TOP_LEVEL,
+    VALUE,
+    Fail,
+    Field,
+    kind_of,
+    table_values,
+)
+from rocm_deps.config.model import (
+    DEPENDENCY_NAME,
+    REPOSITORY,
+    VALUE_NAME,
+    ApiConfig,
+    Config,
+    DependencyConfig,
+    InstallConfig,
+    ValueConfig,
+)
+from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
+from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, check_value
+from rocm_deps.errors import UsageError
+from rocm_deps.files import CONFIG_LIMIT, read_bounded
+from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
+
+
+def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
+    """A profile's built-in defaults, overridden by the TOML file at `path` when given."""
+    if path is None:
+        return build_config({}, source="built-in defaults", profile=profile)
+    import sys
+
+    # Imported here: most runs use the built-in defaults and never parse TOML.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10 (the MI350 image's): the same parser, carried in the source tree
+        from rocm_deps._vendor import tomli as tomllib
+    source = str(path)
+    if not Path(path).exists():
+        where = ("" if Path(path).is_absolute() else
+                 f" (a relative path is read from the working directory, {Path.cwd()})")
+        raise UsageError(f"configuration file {source} does not exist{where}. In a job, check "
+                         f"out the repository that holds it first (actions/checkout) and give "
+                         f"its path relative to the workspace", title="Invalid configuration")
+    text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{source}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise UsageError(f"{source}: not valid TOML: nested too deeply") from None
+    return build_config(document, source=source, profile=profile)
+
+
+def build_config(document: Mapping[str, Any], *, source: str,
+                 profile: Profile = "rocm") -> Config:
+    def fail(key: str, problem: str) -> UsageError:
+        return UsageError(f"{source}: {key}: {problem}", title="Invalid configuration")
+
+    merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
+    top = table_values(merged, TOP_LEVEL, "", lambda key, problem: fail(key[1:], problem))
+    dependencies = tuple(
+        _dependency(name, table, fail) for name, table in top.get("dependencies", {}).items()
+        if not (isinstance(table, Mapping) and table.get("enabled") is False))
+    values = tuple(_value(name, table, fail) for name, table in top.get("values", {}).items()
+                   if not (isinstance(table, Mapping) and table.get("enabled") is False))
+    _check_unique((*dependencies, *values), fail)
+    _check_outputs(dependencies, values, fail)
+    return Config(dependencies, _install(top.get("install", {}), fail),
+                  top.get("lock-file") or None,
+                  ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail), API)),
+                  source, values, top.get("lock-file-required", True), profile)
+
+
+def _fields(values: Mapping[str, Any], rows: Mapping[str, Field], *,
+            name: str = "") -> dict[str, Any]:
+    """The dataclass's keyword arguments: each row's value or default, as the dataclass holds
+    it (arrays as tuples, tables as sorted pairs, "" as None where the default is None)."""
+    arguments = {}
+    for row in rows.values():
+        if row.key == "enabled" or (row.key not in values and row.default is REQUIRED):
+            continue
+        value = values.get(row.key, row.default)
+        if isinstance(value, str) and "{name}" in value and row.key not in values:
+            value = value.format(name=name)
+        elif isinstance(value, list):
+            value = tuple(tuple(item) if isinstance(item, list) else item for item in value)
+        elif isinstance(value, dict):
+            value = tuple(sorted(value.items()))
+        elif value == "" and row.default is None:
+            value = None
+        elif isinstance(value, int) and not isinstance(value, bool) and row.type == (int, float):
+            value = float(value)
+        arguments[row.attribute] = value
+    return arguments
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _entry(name: str, pattern: Any, rule: str, table: Any, rows: Mapping[str, Field],
+           where: str, fail: Fail) -> dict[str, Any]:
+    """A dependency's or a value's table: its name checked, then every key, and the keys
+    without a default present."""
+    if not pattern.fullmatch(name):
+        raise fail(where, rule)
+    if not isinstance(table, Mapping):
+        raise fail(where, f"expected a table, got {kind_of(table)}")
+    values = table_values(table, rows, where, fail)
+    for row in rows.values():
+        if row.default is REQUIRED and row.key not in values:
+            raise fail(f"{where}.{row.key}", "missing; every entry of this table needs it")
+    _check_keys(values, where, fail)
+    return values
+
+
+def _check_keys(values: Mapping[str, Any], where: str, fail: Fail) -> None:
+    """The PR-body key and the dispatch input of a dependency or a value."""
+    if "directive" in values and not DIRECTIVE_KEY.fullmatch(values["directive"]):
+        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', "
+                                         f"got {values['directive']!r}")
+    if "dispatch-input" in values and not INPUT_NAME.fullmatch(values["dispatch-input"]):
+        raise fail(f"{where}.dispatch-input",
+                   f"not a valid input name: {values['dispatch-input']!r}")
+
+
+def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
+    where = f"dependencies.{name}"
+    values = _entry(name, DEPENDENCY_NAME, "a dependency name is lowercase letters, digits and "
+                    "'_', starting with a letter (it becomes output names like <name>_sha)",
+                    table, DEPENDENCY, where, fail)
+    if not REPOSITORY.fullmatch(values["repository"]):
+        raise fail(f"{where}.repository",
+                   f"expected the form 'owner/repo', got {values['repository']!r}")
+    for prefix in values.get("rebuild-paths", ()):
+        if not prefix or prefix.startswith(("/", "-")) or ".." in prefix.split("/"):
+            raise fail(f"{where}.rebuild-paths", f"expected paths inside the clone, got "
+                                                 f"{prefix!r}")
+    remote = values.get("remote", DEPENDENCY["remote"].default)
+    if not remote or remote.startswith("-"):
+        raise fail(f"{where}.remote", f"not a valid remote name: {remote!r}")
+    return DependencyConfig(name=name, **_fields(values, DEPENDENCY, name=name))
+
+
+def _value(name: str, table: Any, fail: Fail) -> ValueConfig:
+    where = f"values.{name}"
+    values = _entry(name, VALUE_NAME, "a value name is lowercase letters, digits and '-', "
+                    "starting with a letter (it becomes the output name, '-' read as '_')",
+                    table, VALUE, where, fail)
+    arguments = _fields(values, VALUE, name=name)
+    if "dispatch-input" not in values:
+        arguments["dispatch_input"] = arguments["dispatch_input"].replace("-", "_")
+    default = arguments.get("default")
+    if default is not None:
+        problem = check_value(default, values["kind"])
+        if problem is not None:
+            raise fail(f"{where}.default", problem)
+    return ValueConfig(name=name, **arguments)
+
+
+def _install(table: Mapping[str, Any], fail: Fail) -> InstallConfig:
+    values = table_values(table, INSTALL, "install", fail)
+    arguments = _fields(values, INSTALL)
+    low, high = arguments["retry_min_seconds"], arguments["retry_max_seconds"]
+    if high < low:
+        raise fail("install.retry-max-seconds",
+                   f"expected 0 <= retry-min-seconds <= retry-max-seconds, got {low} and {high}")
+    return InstallConfig(**arguments)
+
+
+def _check_unique(keyed: tuple[DependencyConfig | ValueConfig, ...], fail: Fail) -> None:
+    """Directive keys and dispatch inputs name one dependency or value each."""
+    seen_directives: dict[str, str] = {}
+    seen_inputs: dict[str, str] = {}
+    for item in keyed:
+        table = "dependencies" if isinstance(item, DependencyConfig) else "values"
+        for seen, value, key in (
+            (seen_directives, item.directive.casefold(), "directive"),
+            (seen_inputs, item.dispatch_input, "dispatch-input"),
+        ):
+            if value in seen:
+                raise fail(f"{table}.{item.name}.{key}",
+                           f"{value!r} is already used by {seen[value]}")
+            seen[value] = (f"dependency {item.name!r}" if table == "dependencies"
+                           else f"value {item.name!r}")
+
+
+def _check_outputs(dependencies: tuple[DependencyConfig, ...],
+                   values: tuple[ValueConfig, ...], fail: Fail) -> None:
+    """A value named after another output would overwrite it."""
+    taken = FIXED_OUTPUTS | {output for dependency in dependencies
+                             for output in dependency_outputs(dependency.name)}
+    for value in values:
+        if value.output in taken:
+            raise fail(f"values.{value.name}", f"its output `{value.output}` is already an "
+                                               f"output of the action or of a dependency; "
+                                               f"choose another name")

@@ -1,0 +1,108 @@
+"""The configuration as the rest of the tool reads it: frozen dataclasses whose defaults are
+the rows of `fields` (architecture §7)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rocm_deps.config.fields import (
+    API,
+    DEPENDENCY,
+    INSTALL,
+    TOP_LEVEL,
+    VALUE,
+    FetchFilter,
+    LocalChangesPolicy,
+    OnMissingTarget,
+    RecipeName,
+    TagPolicy,
+    ValueKind,
+)
+from rocm_deps.config.profiles import Profile
+
+DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
+# owner/repo, as GitHub allows them: the pattern config, values and event payloads share.
+REPOSITORY_NAME = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
+REPOSITORY = re.compile(REPOSITORY_NAME)
+
+
+@dataclass(frozen=True)
+class DependencyConfig:
+    name: str
+    repository: str
+    path: str
+    directive: str  # DEPENDENCY["directive"].default, with the dependency's name
+    dispatch_input: str
+    remote: str = DEPENDENCY["remote"].default
+    install_dir: str = DEPENDENCY["install-dir"].default
+    patches: tuple[str, ...] = DEPENDENCY["patches"].default
+    submodules: bool = DEPENDENCY["submodules"].default
+    default: str | None = DEPENDENCY["default"].default
+    fetch_depth: int = DEPENDENCY["fetch-depth"].default  # 0: never make a clone shallow
+    tags: TagPolicy = DEPENDENCY["tags"].default  # see install.git.Git.fetch
+    fetch_filter: FetchFilter = DEPENDENCY["fetch-filter"].default
+    recipe: RecipeName | None = DEPENDENCY["recipe"].default  # install.recipe
+    on_missing_target: OnMissingTarget = DEPENDENCY["on-missing-target"].default
+    local_changes: LocalChangesPolicy = DEPENDENCY["local-changes"].default
+    prepare: tuple[tuple[str, ...], ...] = DEPENDENCY["prepare"].default  # argv lists
+    pip_env: tuple[tuple[str, str], ...] = DEPENDENCY["pip-env"].default
+    pip_args: tuple[str, ...] = DEPENDENCY["pip-args"].default
+    rebuild_paths: tuple[str, ...] = DEPENDENCY["rebuild-paths"].default
+
+
+@dataclass(frozen=True)
+class ValueConfig:
+    """A directive that carries a value, not a git ref (`ci-image-tag: nightly`)."""
+
+    name: str
+    kind: ValueKind
+    directive: str
+    dispatch_input: str
+    default: str | None = VALUE["default"].default
+    from_body: bool = VALUE["from-body"].default  # False: a body line is only a notice
+
+    @property
+    def output(self) -> str:
+        return self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class InstallConfig:
+    workspace_install: bool = INSTALL["workspace-install"].default
+    pip_args: tuple[str, ...] = INSTALL["pip-args"].default
+    fetch_attempts: int = INSTALL["fetch-attempts"].default
+    retry_min_seconds: float = INSTALL["retry-min-seconds"].default
+    retry_max_seconds: float = INSTALL["retry-max-seconds"].default
+    lock_timeout_seconds: float = INSTALL["lock-timeout-seconds"].default
+
+
+@dataclass(frozen=True)
+class ApiConfig:
+    timeout_seconds: int = API["timeout-seconds"].default
+    attempts: int = API["attempts"].default
+    backoff_seconds: float = API["backoff-seconds"].default
+    max_rate_limit_wait_seconds: float = API["max-rate-limit-wait-seconds"].default
+
+
+@dataclass(frozen=True)
+class Config:
+    dependencies: tuple[DependencyConfig, ...]
+    install: InstallConfig
+    lock_file: str | None = TOP_LEVEL["lock-file"].default
+    api: ApiConfig = ApiConfig()
+    source: str = "built-in defaults"
+    values: tuple[ValueConfig, ...] = ()
+    lock_file_required: bool = TOP_LEVEL["lock-file-required"].default
+    profile: Profile = "rocm"
+
+    def dependency(self, name: str) -> DependencyConfig:
+        for dependency in self.dependencies:
+            if dependency.name == name:
+                return dependency
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dependency.name for dependency in self.dependencies)
