@@ -95,7 +95,10 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
     try:
         given = read_options()
         _mask_token(given, environ, runner)  # before anything else is printed
-        return _dispatch(given, environ, runner)
+        from rocm_deps.commands import table
+
+        return table.run(given, table.Edge(environ, Path.cwd(), settings.Interpreter.current()),
+                         runner)
     except FatalError as error:
         runner.error(error.message, title=error.title)
         return error.exit_code
@@ -130,30 +133,6 @@ def _mask_token(given: Given, environ: Mapping[str, str], runner: Runner) -> Non
         runner.warning(f"--github-token-env {variable}: the variable is unset or empty; "
                        f"continuing without a token (no SHA pinning, no API checks)",
                        title="rocm-deps: no token")
-
-
-def _dispatch(given: Given, environ: Mapping[str, str], runner: Runner) -> int:
-    built = settings.build(given, environ, cwd=Path.cwd(),
-                           interpreter=settings.Interpreter.current())
-    if isinstance(built, settings.ResolveSettings):
-        from rocm_deps.commands import resolve
-
-        return resolve.run(built, runner)
-    if isinstance(built, settings.InstallSettings):
-        from rocm_deps.commands import install
-
-        return install.run(built, runner)
-    if isinstance(built, settings.MergeCheckSettings):
-        from rocm_deps.commands import merge_check
-
-        return merge_check.run(built, runner)
-    if isinstance(built, settings.CommentSettings):
-        from rocm_deps.commands import comment
-
-        return comment.run(built, runner)
-    from rocm_deps.commands import demo
-
-    return demo.run(built, runner)
 
 
 def entrypoint() -> None:

@@ -138,21 +138,6 @@ class Interpreter:
         return cls(sys.executable, sys.prefix, sys.base_prefix)
 
 
-def build(given: Given, environ: Mapping[str, str], *, cwd: Path,
-          interpreter: Interpreter) -> Settings:
-    """The settings of `given.command`."""
-    if given.command == "demo":
-        return demo_settings(given, environ, interpreter)
-    if given.command == "merge-check":
-        return merge_check_settings(given, environ)
-    if given.command == "comment":
-        return comment_settings(given, environ)
-    resolve = resolve_settings(given, environ)
-    if given.command == "resolve":
-        return resolve
-    return install_settings(given, environ, resolve, cwd=cwd, interpreter=interpreter)
-
-
 def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSettings:
     body_file = _path(given.optional("body-file"))
     event_name, event_path = _event(given, environ, body_file)

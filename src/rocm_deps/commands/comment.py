@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
-from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.guard.manifest import collect, upsert
 from rocm_deps.messages import needs_token
 from rocm_deps.reports import manifest as manifest_report
@@ -18,7 +17,6 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     if not settings.api.token:
         raise UsageError(needs_token("comment writes on the pull request",
                                      "pull-requests: write"))
-    ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     from rocm_deps.github.api import GitHubApi
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.install.pipeline import Installer
 from rocm_deps.reports import install as install_report
 from rocm_deps.reports import publish
@@ -17,12 +16,8 @@ from rocm_deps.settings import InstallSettings
 def run(settings: InstallSettings, runner: Runner) -> int:
     overrides = settings.overrides
     if overrides is None:
-        api = settings.resolve.api
-        if api.token:
-            ensure_github(api.packages_dirs, api.uv, api.environ, runner)
         resolved = resolve(settings.resolve)
-        resolve_report.annotate(resolved, runner)
-        runner.add_summary(resolve_report.summary(resolved, settings.config))
+        resolve_report.show(resolved, settings.config, runner, None)
         if resolved.errors:
             return EXIT_FAILURE
         overrides = resolved.overrides

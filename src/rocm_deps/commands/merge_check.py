@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.guard.merge_check import check
 from rocm_deps.reports import compact_json, publish
 from rocm_deps.reports import merge_check as merge_check_report
@@ -14,8 +13,6 @@ from rocm_deps.settings import MergeCheckSettings
 
 
 def run(settings: MergeCheckSettings, runner: Runner) -> int:
-    if settings.api.token:
-        ensure_github(settings.api.packages_dirs, settings.api.uv, settings.api.environ, runner)
     report = check(settings)
     merge_check_report.annotate(report, runner)
     publish(runner, {REPORT: compact_json(report.to_json())},

@@ -54,7 +54,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
         if number is not None:
             report.pulls.append(number)
         where = f"pull request #{number}" if number is not None else "the body file"
-        parsed = parse_body(body, settings.config.dependencies)
+        parsed = parse_body(body, settings.config.dependencies, settings.config.values)
         report.errors += [Finding("error", f"{where}: {e.message}", e.line)
                           for e in parsed.errors]
         pulls: dict[str, PullInfo] = {}

@@ -13,13 +13,27 @@ from rocm_deps.config.outputs import (
 )
 from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolveReport, findings_omitted
-from rocm_deps.reports import compact_json
+from rocm_deps.options import OutputFormat
+from rocm_deps.reports import compact_json, publish
 from rocm_deps.reports.markdown import (
     markdown_cell,
     markdown_code_block,
     markdown_table,
 )
 from rocm_deps.runner import Runner
+
+
+def show(report: ResolveReport, config: Config, runner: Runner,
+         output_format: OutputFormat | None) -> None:
+    """What a resolve leaves: annotations and the job summary and, with `output_format` (the
+    resolve command), its step outputs and its report on stdout. Single-job install passes
+    None: the step's outputs and report are the install's."""
+    annotate(report, runner)
+    if output_format is None:
+        runner.add_summary(summary(report, config))
+    else:
+        publish(runner, outputs(report, config), summary(report, config), report.to_json(),
+                text(report, config), output_format)
 
 
 def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
