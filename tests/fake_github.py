@@ -120,6 +120,7 @@ class FakeGitHub:
         self.rate_limited = False
         self.echo_authorization = False  # an error body that quotes the request's token
         self.drip_seconds = 0.0  # send the answer one byte at a time, this far apart
+        self.dripped: list[tuple[int, int]] = []  # per dripped answer: (bytes sent, its size)
         self.answer_override: tuple[int, bytes, dict[str, str]] | None = None  # raw answer
         self.declare_length = True  # False: no Content-Length, the answer ends with the connection
         self.release = threading.Event()
@@ -184,11 +185,16 @@ class FakeGitHub:
                     except (BrokenPipeError, ConnectionResetError):
                         pass  # the client stopped reading (an answer over its size limit)
                     return
+                fake.dripped.append((0, len(body)))
                 for index in range(len(body)):  # alive, never finished in time
                     if fake.release.wait(fake.drip_seconds):
                         return
-                    self.wfile.write(body[index:index + 1])
-                    self.wfile.flush()
+                    try:
+                        self.wfile.write(body[index:index + 1])
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):
+                        return  # the client gave up
+                    fake.dripped[-1] = (index + 1, len(body))
 
         return Handler
 

@@ -306,7 +306,7 @@ def comment_example(reports: Path) -> str:
 
 
 def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) -> None:
-    """The fork route of DESIGN §10 under act: the suite's reports (a real resolve report,
+    """The fork route of architecture §10 under act: the suite's reports (a real resolve report,
     an install report, the PR number) reach `comment`, which writes one manifest comment
     through the API stand-in after checking the PR's head against the run's."""
     from rocm_deps.contract.install import DependencyReport, InstallReport

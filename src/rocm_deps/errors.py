@@ -1,4 +1,4 @@
-"""Domain errors. Each carries the exit code of DESIGN §8, so `main` needs no mapping table."""
+"""Domain errors. Each carries its exit code (architecture §8): `main` needs no mapping table."""
 
 from __future__ import annotations
 

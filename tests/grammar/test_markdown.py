@@ -1,4 +1,4 @@
-"""Fidelity to GitHub's rendering (DESIGN §3): a line is a directive candidate exactly when
+"""Fidelity to GitHub's rendering (architecture §3): a line is a directive candidate exactly when
 cmark-gfm, GitHub's own engine, shows it as text outside code."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def bodies(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
-# 200 examples of 10 bodies: the 2,000 bodies DESIGN §3 asks for, without paying
+# 200 examples of 10 bodies: the 2,000 bodies architecture §3 asks for, without paying
 # hypothesis' per-example cost 2,000 times.
 BODIES_PER_EXAMPLE = 10
 

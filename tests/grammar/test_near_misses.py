@@ -1,4 +1,4 @@
-"""Near misses are errors, prose is silent, a directive shown as code is a warning (DESIGN §3).
+"""Near misses are errors, prose is silent, a directive shown as code is a warning (architecture §3).
 
 Each row is a whole PR body with the exact finding it gets, so a changed message is a
 failing test, not a silent drift."""

@@ -87,9 +87,14 @@ def test_arbitrary_bodies_never_raise(body: str) -> None:
 def test_every_emitted_ref_passes_real_git_check_ref_format(value: str, backticks: bool) -> None:
     written = f"`{value}`" if backticks else value
     report = resolve_text(f"ci-sglang-pr: {written}\nci-megatron-pr: {written}")
+    # The first line is applied or has a finding: a value never vanishes without a word.
+    # (The second may be inside a code span the first opened.)
+    findings = [*report.errors, *report.warnings]
+    assert "sglang" in report.overrides or any("ci-sglang-pr" in finding.message
+                                               for finding in findings), findings
     for override in report.overrides.values():
         assert git_accepts(override.ref), override.ref
-        # Nothing a shell would interpret, in anything copied into outputs (DESIGN §3, §4).
+        # Nothing a shell would interpret, in anything copied into outputs (architecture §3, §4).
         for text in (override.ref, override.raw):
             assert SHELL_INERT.fullmatch(text), text
 

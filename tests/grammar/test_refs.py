@@ -1,4 +1,4 @@
-"""Value classification (DESIGN §3 value table) and the ref-name rules, directly."""
+"""Value classification (architecture §3 value table) and the ref-name rules, directly."""
 
 from __future__ import annotations
 

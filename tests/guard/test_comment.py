@@ -1,4 +1,4 @@
-"""`rocm-deps comment` and `merge-check --require-tested` (DESIGN §10) against the local API
+"""`rocm-deps comment` and `merge-check --require-tested` (architecture §10) against the local API
 stand-in: exact request lists, one comment across runs, look-alikes ignored, hostile
 report files refused or escaped."""
 

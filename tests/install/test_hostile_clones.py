@@ -1,5 +1,5 @@
 """Clones with hostile content for the capture and the replay of the image's local changes
-(DESIGN §4, §6 step 3): links that point outside, names with newlines and escape sequences,
+(architecture §4, §6 step 3): links that point outside, names with newlines and escape sequences,
 binary files, a huge untracked directory. Nothing outside the clone is read or written, and
 names are shown safely in every channel."""
 

@@ -1,4 +1,4 @@
-"""The image's own build (DESIGN §6 steps 3, 8, 9, 10): what the reset discards, replaying
+"""The image's own build (architecture §6 steps 3, 8, 9, 10): what the reset discards, replaying
 it, `prepare`, `pip-env` and `pip-args` per dependency, and the rebuild warning, on the
 sandbox whose SGLang clone carries the image's edits (pyproject swap, untracked config)."""
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import get_args
 
-from rocm_deps.contract.install import PHASES
+from rocm_deps.contract.install import PHASES, StepName
 from rocm_deps.demo.sandbox import Sandbox
 from rocm_deps.install.pipeline import STEPS
 from tests.conftest import Cli, CliResult, overrides
@@ -85,3 +86,9 @@ def test_a_prepare_command_never_sees_the_token(cli: Cli, box: Sandbox, tmp_path
     seen = json.loads(dump.read_text())
     assert not {"TEST_TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "CLONE_URL"} & set(seen)
     assert token not in json.dumps(seen) and "ghs_other" not in json.dumps(seen)
+
+
+def test_the_step_names_of_the_report_are_the_pipelines_steps() -> None:
+    """`StepName`, what a report can say it walked, and `STEPS`, what the pipeline walks,
+    are the same list in the same order."""
+    assert tuple(step.name for step in STEPS) == get_args(StepName)

@@ -1,4 +1,4 @@
-"""Tags after an install (DESIGN §6 step 4): every tag of the remote by default, so the
+"""Tags after an install (architecture §6 step 4): every tag of the remote by default, so the
 version SGLang computes from git equals a fresh full clone's, though SGLang tags releases on
 release branches that the commit under test does not contain."""
 

@@ -1,4 +1,4 @@
-"""Value directives (`ci-image-tag`) and the profiles (DESIGN §3, §7), through the command
+"""Value directives (`ci-image-tag`) and the profiles (architecture §3, §7), through the command
 line: what Miles' four body parsers did, in one grammar."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`rocm-deps comment`: put what this run tested on the pull request, as one manifest comment
-(DESIGN §10) that `merge-check --require-tested` reads back."""
+(architecture §10) that `merge-check --require-tested` reads back."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.guard.manifest import collect, upsert
 from rocm_deps.messages import needs_token
 from rocm_deps.reports import manifest as manifest_report
-from rocm_deps.reports import publish
+from rocm_deps.reports.output import publish
 from rocm_deps.runner import Runner
 from rocm_deps.settings import CommentSettings
 

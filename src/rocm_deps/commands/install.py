@@ -1,13 +1,13 @@
 """`rocm-deps install`: put exactly the named dependency commits into the container
-(DESIGN §6). Without `--overrides*` it resolves the event itself first (single-job use)."""
+(architecture §6). Without `--overrides*` it resolves the event itself first (single-job use)."""
 
 from __future__ import annotations
 
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.install.pipeline import Installer
 from rocm_deps.reports import install as install_report
-from rocm_deps.reports import publish
 from rocm_deps.reports import resolve as resolve_report
+from rocm_deps.reports.output import publish
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.runner import Runner
 from rocm_deps.settings import InstallSettings

@@ -1,4 +1,4 @@
-"""`rocm-deps merge-check`: the merge guard (DESIGN §5). Fails while a dependency pull request
+"""`rocm-deps merge-check`: the merge guard (architecture §5). Fails while a dependency pull request
 the description names is not merged, so the default branch never silently loses it."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.guard.merge_check import check
-from rocm_deps.reports import compact_json, publish
 from rocm_deps.reports import merge_check as merge_check_report
+from rocm_deps.reports.output import compact_json, publish
 from rocm_deps.runner import Runner
 from rocm_deps.settings import MergeCheckSettings
 

@@ -1,4 +1,4 @@
-"""`rocm-deps resolve`: which dependency refs does this run test? (DESIGN §3, §4, §8, §9)"""
+"""`rocm-deps resolve`: which dependency refs does this run test? (architecture §3, §4, §8, §9)"""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ REPLAY_LABEL = "the image's local changes"
 
 @dataclass(frozen=True)
 class LocalChanges:
-    """What `git reset --hard` + `git clean -fd` discard from a clone (DESIGN §6 step 3)."""
+    """What `git reset --hard` + `git clean -fd` discard from a clone (architecture §6 step 3)."""
 
     modified: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""The manifest: what a run tested, kept on the pull request (DESIGN §10). The comment's
+"""The manifest: what a run tested, kept on the pull request (architecture §10). The comment's
 hidden data block (written by `comment`, read back by `merge-check --require-tested`), the
 install reports of other jobs it is built from (untrusted files, validated field by field),
 and the rows the comment shows. Pure, like the rest of `contract`."""

@@ -1,4 +1,4 @@
-"""GitHub API access (DESIGN §5): the only module that imports PyGithub, and only when a token
+"""GitHub API access (architecture §5): the only module that imports PyGithub, and only when a token
 is given (`resolution` imports this module lazily).
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises

@@ -1,4 +1,4 @@
-"""The directive grammar of DESIGN §3: which lines of a PR body name a dependency ref.
+"""The directive grammar of architecture §3: which lines of a PR body name a dependency ref.
 
 Pure and linear in the body size: `markdown.shown_lines` says which lines GitHub shows as
 text outside code (authors put examples in code and comments), then each shown line is
@@ -47,7 +47,7 @@ _MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{
             r"(?=[*_`\s\x1c-\x1f]*[:=])")
 
 # Patterns without Unicode-dependent classes: stdlib `re` serves every line.
-# A line whose key may be written almost right (DESIGN §3, near misses): markers, a word of
+# A line whose key may be written almost right (architecture §3, near misses): markers, a word of
 # key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
 _NEAR_MISS_RE = re.compile(
     r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}(?P<glued>[-*+](?=[A-Za-z]))?"

@@ -1,4 +1,4 @@
-"""The merge guard (DESIGN §5, `rocm-deps merge-check`): may this pull request merge, given
+"""The merge guard (architecture §5, `rocm-deps merge-check`): may this pull request merge, given
 the dependency changes its description names?
 
 Directives exist to test against an unmerged dependency change. Merged while that change is
@@ -204,7 +204,7 @@ def _unique(numbers: list[int], last: int) -> list[int]:
 
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
                    pulls: Mapping[str, PullInfo], report: MergeCheckReport) -> None:
-    """Beside the policy (DESIGN §10): every dependency pull request named must still be at
+    """Beside the policy (architecture §10): every dependency pull request named must still be at
     the head the manifest comment says CI tested."""
     manifest = tested_manifest(api, repository, number, settings.bot_login)
     if manifest is None:

@@ -1,4 +1,4 @@
-"""Steps 8 to 10 of DESIGN §6: the `prepare` commands, `pip install -e` into the
+"""Steps 8 to 10 of architecture §6: the `prepare` commands, `pip install -e` into the
 container's interpreter and the check of what it now imports, and the warning about
 compiled parts that pip does not rebuild."""
 

@@ -1,4 +1,4 @@
-"""Steps 4 to 6 of DESIGN §6: fetch (retried when the failure looks transient), check out
+"""Steps 4 to 6 of architecture §6: fetch (retried when the failure looks transient), check out
 and verify, update submodules."""
 
 from __future__ import annotations

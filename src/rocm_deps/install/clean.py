@@ -1,4 +1,4 @@
-"""Step 3 of DESIGN §6: before the reset, capture the image's commit and edits (once per
+"""Step 3 of architecture §6: before the reset, capture the image's commit and edits (once per
 clone) and say what the reset discards; then remove stale locks, forget the install record
 and reset the work tree."""
 

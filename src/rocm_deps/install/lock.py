@@ -1,4 +1,4 @@
-"""One install at a time per clone (DESIGN §6 step 1): an exclusive `flock` on a file in the
+"""One install at a time per clone (architecture §6 step 1): an exclusive `flock` on a file in the
 clone's git directory, held for the whole install of that clone.
 
 A second install on the same clone waits a bounded time, then fails naming the holder (the

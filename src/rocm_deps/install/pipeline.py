@@ -1,4 +1,4 @@
-"""Put exactly the named dependency commits into the container (DESIGN §6).
+"""Put exactly the named dependency commits into the container (architecture §6).
 
 For each overridden dependency: open the clone and lock it (step 1); skip everything when
 the install record says this commit with these patches is already installed into this
@@ -44,7 +44,7 @@ class Step:
     run: Callable[[Context, Job], None]
 
 
-# DESIGN §6 steps 3 to 10, in order.
+# architecture §6 steps 3 to 10, in order.
 STEPS: tuple[Step, ...] = (
     Step("clean", "clean", clean.clean),
     Step("fetch", "fetch", checkout.fetch),

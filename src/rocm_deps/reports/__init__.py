@@ -1,24 +1,5 @@
-"""How the reports are shown: step outputs (DESIGN §9), job summaries, annotations and the
+"""How the reports are shown: step outputs (architecture §9), job summaries, annotations and the
 text printed on stdout, one module per command (`resolve`, `install`, `merge_check`) and the
 Markdown they share (`markdown`). Data in, strings out; the commands decide when to write
-them, through `publish`.
+them, through `output.publish`.
 """
-
-from __future__ import annotations
-
-import json
-
-from rocm_deps.runner import Runner
-
-
-def publish(runner: Runner, outputs: dict[str, str], summary: str, document: object,
-            text: str, output_format: str) -> None:
-    """What every command leaves: step outputs, the job summary, and the report on stdout
-    (JSON with `--format json`, else text)."""
-    runner.set_outputs(outputs)
-    runner.add_summary(summary)
-    runner.report(json.dumps(document, indent=2) if output_format == "json" else text)
-
-
-def compact_json(document: object) -> str:
-    return json.dumps(document, separators=(",", ":"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from rocm_deps.config import Config
 from rocm_deps.config.outputs import PATCHES, REPORT, sha_output
 from rocm_deps.contract.install import NAMES_SHOWN, PHASES, DependencyReport, InstallReport
-from rocm_deps.reports import compact_json
 from rocm_deps.reports.markdown import (
     escape_markdown,
     escape_text,
@@ -13,6 +12,7 @@ from rocm_deps.reports.markdown import (
     markdown_code_block,
     markdown_table,
 )
+from rocm_deps.reports.output import compact_json
 
 
 def outputs(report: InstallReport, config: Config) -> dict[str, str]:
@@ -29,7 +29,7 @@ def outputs(report: InstallReport, config: Config) -> dict[str, str]:
 
 def summary(report: InstallReport) -> str:
     """One narrow table first; timings, local changes and compiled parts in a collapsed
-    details block; errors as wrapped text (DESIGN §6)."""
+    details block; errors as wrapped text (architecture §6)."""
     lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
     if not report.dependencies:
         lines.append("No dependency is named: every dependency keeps the image's copy.")

@@ -1,4 +1,4 @@
-"""The manifest comment (DESIGN §10): what the run tested, for the author and the reviewers.
+"""The manifest comment (architecture §10): what the run tested, for the author and the reviewers.
 
 Everything quoted from a report (refs, values, patch names, versions, file names) is shown
 as an escaped code span: a hostile report can open no link, image or HTML. Links are built

@@ -1,4 +1,4 @@
-"""The resolve report as step outputs (DESIGN §9), job summary, annotations and text."""
+"""The resolve report as step outputs (architecture §9), job summary, annotations and text."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from rocm_deps.config.outputs import (
 from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolveReport, findings_omitted
 from rocm_deps.options import OutputFormat
-from rocm_deps.reports import compact_json, publish
 from rocm_deps.reports.markdown import (
     markdown_cell,
     markdown_code_block,
     markdown_table,
 )
+from rocm_deps.reports.output import compact_json, publish
 from rocm_deps.runner import Runner
 
 

@@ -1,4 +1,4 @@
-"""Which dependency refs does this run test? The resolve algorithm (DESIGN §3, §4, §5).
+"""Which dependency refs does this run test? The resolve algorithm (architecture §3, §4, §5).
 
 Settings in, a `ResolveReport` out. Bad input in the body, the inputs or the lock file never
 raises: it becomes an error in the report. Both `resolve` and single-job `install` use it.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi, PullInfo
 
 WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
-# The dispatch inputs that name a dependency's ref (DESIGN §3): ci_<word>_pr.
+# The dispatch inputs that name a dependency's ref (architecture §3): ci_<word>_pr.
 DEPENDENCY_INPUT = re.compile(r"ci_\w+_pr", re.IGNORECASE)
 
 
@@ -121,7 +121,7 @@ def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
 
 def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,
              report: ResolveReport) -> bool:
-    """DESIGN §4: under privileged events only trusted authors' directives are honoured: the
+    """architecture §4: under privileged events only trusted authors' directives are honoured: the
     refs, and the values the body may set (an image tag chooses code that runs too)."""
     body_values = [value for value in settings.config.values
                    if value.name in parsed.values and value.from_body]

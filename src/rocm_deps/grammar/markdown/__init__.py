@@ -1,4 +1,4 @@
-"""Which lines of a PR body GitHub shows as text outside code (DESIGN §3, fidelity).
+"""Which lines of a PR body GitHub shows as text outside code (architecture §3, fidelity).
 
 GitHub renders a body with cmark-gfm and a browser then reads the HTML. A directive counts
 exactly when its line is shown as text, so this module follows both, in one pass:
@@ -13,25 +13,20 @@ exactly when its line is shown as text, so this module follows both, in one pass
   after it, whatever Markdown made of it, until a raw `-->` or `--!>`; text after `-->` on
   the same line is shown.
 
-Not modelled (GitHub shows these as text; here they are plain lines): link reference
-definitions, tables, footnotes, entities. Raw HTML tags are modelled within a line only.
+GitHub's extensions and options are modelled too: tables (a delimiter row under a
+paragraph line), footnote definitions (hidden unless referenced), link reference definitions
+(hidden, their titles across lines). Raw HTML tags are modelled within a line only.
 
 Standard library only, and linear in the body size. The modules: `document` (the line loop),
-`blocks` and `rules/` (one file per block kind, and the table of block starts), `inline`
+`blocks`, `rules/` (one file per block kind) and `starts` (the table of block starts), `inline`
 (a paragraph's code spans and raw HTML), `html` (tag syntax and the browser's tokenizer),
 `cursor` (columns and tabs), `shown` (what comes out).
 """
 
 from __future__ import annotations
 
-from rocm_deps.grammar.markdown.document import Document
+from rocm_deps.grammar.markdown.document import shown_lines
 from rocm_deps.grammar.markdown.shown import MAX_DEPTH, NestingTooDeep, ShownLine
 
 __all__ = ["MAX_DEPTH", "NestingTooDeep", "ShownLine", "shown_lines"]
 
-
-def shown_lines(text: str) -> list[ShownLine]:
-    """The lines of `text` (already normalised to `\\n` line ends) that GitHub shows.
-
-    Raises NestingTooDeep when quotes and list items nest more than MAX_DEPTH deep."""
-    return Document().parse(text)

@@ -14,7 +14,6 @@ from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import CODE_INDENT, Cursor
 from rocm_deps.grammar.markdown.html import Browser
 from rocm_deps.grammar.markdown.inline import Inline
-from rocm_deps.grammar.markdown.rules import FIRST_CHARACTERS, RULES
 from rocm_deps.grammar.markdown.rules.fence import Fence
 from rocm_deps.grammar.markdown.rules.footnote import FootnoteDefinition
 from rocm_deps.grammar.markdown.rules.html_block import Html
@@ -24,6 +23,7 @@ from rocm_deps.grammar.markdown.rules.paragraph import Paragraph, definitions_ta
 from rocm_deps.grammar.markdown.rules.quote import Quote
 from rocm_deps.grammar.markdown.rules.table import Table
 from rocm_deps.grammar.markdown.shown import MAX_DEPTH, NestingTooDeep, ShownLine
+from rocm_deps.grammar.markdown.starts import FIRST_CHARACTERS, RULES
 
 
 class Document:
@@ -279,3 +279,10 @@ class Document:
 
         self.feed(emit)
         return True
+
+
+def shown_lines(text: str) -> list[ShownLine]:
+    """The lines of `text` (already normalised to `\\n` line ends) that GitHub shows.
+
+    Raises NestingTooDeep when quotes and list items nest more than MAX_DEPTH deep."""
+    return Document().parse(text)
