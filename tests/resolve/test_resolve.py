@@ -89,6 +89,8 @@ def test_a_dispatch_input_that_replaces_a_directive_says_so(write_event: EventWr
     assert result.code == 0, result.stderr
     assert ("::notice title=rocm-deps::sglang: the dispatch input `ci_sglang_pr` (`#9`) "
             "replaces the PR body's `ci-sglang-pr: #1` (line 3)") in result.stderr
+    assert (result.outputs["named_by"], result.outputs["sglang_ref"]) == (
+        "dispatch", "refs/pull/9/head")
 
 
 def test_a_dispatch_input_nothing_reads_is_an_error(write_event: EventWriter, cli: Cli) -> None:
@@ -100,11 +102,13 @@ def test_a_dispatch_input_nothing_reads_is_an_error(write_event: EventWriter, cl
             "(`#12`) is read by no configured dependency (built-in defaults reads ci_image_tag, "
             "ci_megatron_pr, ci_sglang_pr); configure the dependency it names, or leave the "
             "input empty") in result.stderr
+    assert set(result.outputs) == {"report"}  # failed closed: no skip flag, no refs
     # ci_image_tag is the built-in image-tag value's input: read, and valid.
     assert "the dispatch input `ci_image_tag`" not in result.stderr
     empty = cli("resolve", "--event-name", "workflow_dispatch", "--event-path",
                 write_event(payload={"inputs": {"ci_vllm_pr": "  "}}))
     assert empty.code == 0, empty.stderr
+    assert empty.outputs["skip_dependency_install"] == "true"
 
 
 def test_a_short_hex_dispatch_value_is_a_branch_with_a_warning(write_event: EventWriter,
@@ -123,6 +127,7 @@ def test_invalid_dispatch_input_names_the_input(write_event: EventWriter, cli: C
                  "--event-path", write_event(payload={"inputs": {"ci_sglang_pr": "1234"}}))
     assert result.code == 1
     assert "input `ci_sglang_pr`: `1234` is a bare number; did you mean `#1234`" in result.stderr
+    assert set(result.outputs) == {"report"}
 
 
 def test_lock_file_and_default_precedence(write_event: EventWriter, tmp_path: Path, cli: Cli) -> None:
@@ -189,6 +194,7 @@ def test_untrusted_body_without_directives_passes(write_event: EventWriter, cli:
     result = cli("resolve", "--event-name", "pull_request_target",
                  "--event-path", write_event("just a fix", association="NONE"))
     assert result.code == 0 and result.outputs["skip_dependency_install"] == "true"
+    assert result.outputs["named_by"] == "" and result.outputs["overrides"] == "{}"
 
 
 def test_issue_comment_reads_pr_body(write_event: EventWriter, cli: Cli) -> None:
@@ -196,6 +202,7 @@ def test_issue_comment_reads_pr_body(write_event: EventWriter, cli: Cli) -> None
                          "author_association": "OWNER"}, "comment": {"body": "/test"}}
     result = cli("resolve", "--event-name", "issue_comment", "--event-path", write_event(payload=payload))
     assert result.code == 0 and result.outputs["megatron_ref"] == "main"
+    assert (result.outputs["named_by"], result.outputs["sglang_ref"]) == ("body", "")
 
 
 def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli) -> None:
@@ -216,6 +223,8 @@ def test_body_file_lints_locally(tmp_path: Path, cli: Cli) -> None:
     result = cli("resolve", "--body-file", str(body), github_actions=False)
     assert result.code == 1
     assert result.stderr.startswith("error: rocm-deps: invalid directive: line 1:")
+    assert set(result.outputs) == {"report"}
+    assert "did you mean `#99`" in result.stderr
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -229,6 +238,7 @@ def test_usage_errors_exit_2(cli: Cli, argv: list[str], message: str) -> None:
     result = cli("resolve", *argv)
     assert result.code == 2
     assert message in result.stderr
+    assert result.outputs == {}
 
 
 def test_unparseable_event_exits_2(tmp_path: Path, cli: Cli) -> None:
@@ -236,6 +246,7 @@ def test_unparseable_event_exits_2(tmp_path: Path, cli: Cli) -> None:
     path.write_text("{not json")
     result = cli("resolve", "--event-name", "pull_request", "--event-path", str(path))
     assert result.code == 2 and f"the event payload {path}: not valid JSON" in result.stderr
+    assert result.outputs == {}
 
 
 def run_subprocess(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -286,6 +297,9 @@ def test_an_empty_token_variable_is_a_warning(write_event: EventWriter, cli: Cli
     assert result.code == 0
     assert ("::warning title=rocm-deps%3A no token::--github-token-env MY_TOKEN: the variable "
             "is unset or empty; continuing without a token") in result.stderr
+    # without a token nothing is pinned: the ref is named, its SHA unknown
+    assert (result.outputs["sglang_ref"], result.outputs["sglang_sha"]) == (
+        "refs/pull/1/head", "")
 
 
 def test_after_an_error_the_text_report_shows_no_outputs(write_event: EventWriter,
@@ -305,6 +319,7 @@ def test_the_trust_gate_has_its_own_title(write_event: EventWriter, cli: Cli) ->
     assert result.code == 1
     assert "::error title=rocm-deps%3A untrusted author::" in result.stderr
     assert "invalid directive" not in result.stderr
+    assert set(result.outputs) == {"report"}
 
 
 @pytest.mark.parametrize("which", ["config", "body-file", "lock-file", "event-path"])
@@ -372,6 +387,7 @@ def test_an_event_without_a_body_says_so(cli: Cli, write_event: EventWriter) -> 
     result = cli("resolve", "--event-name", "push", "--event-path", path)
     assert result.code == 0, result.stderr
     assert "no PR body was found in this `push` event's payload" in result.stderr
+    assert result.outputs["skip_dependency_install"] == "true"
 
 
 @pytest.mark.parametrize("event", ["pull_request", "workflow_dispatch"])
@@ -381,3 +397,4 @@ def test_an_empty_description_or_a_dispatch_gets_no_hint(cli: Cli, write_event: 
     result = cli("resolve", "--event-name", event, "--event-path", path)
     assert result.code == 0, result.stderr
     assert "no PR body was found" not in result.stderr
+    assert result.outputs["skip_dependency_install"] == "true"

@@ -115,6 +115,7 @@ def test_an_unknown_value_name_is_a_usage_error(cli: Cli, write_event: EventWrit
     result, _ = resolve(cli, write_event, "", "--value", "image=x")
     assert result.code == 2
     assert "--value 'image=x': expected NAME=VALUE with NAME one of image-tag" in result.stderr
+    assert result.outputs == {}  # a usage error decides nothing
 
 
 def test_a_value_added_by_config_reaches_the_outputs_and_report(
@@ -153,6 +154,7 @@ def test_the_rocm_profile_requires_a_configured_lock_file(cli: Cli, write_event:
     result, _ = resolve(cli, write_event, "", "--config", str(config))
     assert result.code == 2
     assert "missing.json does not exist" in result.stderr
+    assert result.outputs == {}
 
 
 def test_an_untrusted_author_cannot_set_a_value_under_a_privileged_event(
