@@ -186,6 +186,6 @@ def test_a_heading_inside_a_list_item_keeps_its_own_line_number(item: str) -> No
     """The list item's number (0 for a bullet) once stood in for the heading's line."""
     lines = shown_lines(f"intro\n\n{item}# heading\n{item}# ci-sglang-pr: #1")
     assert [(line.number, line.text) for line in lines] == [
-        (1, "intro"), (3, "# heading"), (4, "# ci-sglang-pr: #1")]
-    warnings = parse_body(f"intro\n\n{item}# ci-sglang-pr: #1", DEPENDENCIES).findings
-    assert [(finding.level, finding.line) for finding in warnings] == [("warning", 3)]
+        (1, "intro"), (3, "heading"), (4, "ci-sglang-pr: #1")]
+    parsed = parse_body(f"intro\n\n{item}# ci-sglang-pr: #1", DEPENDENCIES)
+    assert [(found.raw, found.line) for found in parsed.directives.values()] == [("#1", 3)]

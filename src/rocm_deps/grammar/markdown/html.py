@@ -43,6 +43,11 @@ class Browser:
         self.open_code = {"pre": 0, "code": 0}  # raw <pre> and <code> not yet closed
 
     @property
+    def shows_code(self) -> bool:
+        """Text read now is shown, as code (inside raw `<pre>` or `<code>`)."""
+        return self.state == _DATA and self.in_code
+
+    @property
     def in_code(self) -> bool:
         return self.open_code["pre"] > 0 or self.open_code["code"] > 0
 
@@ -62,8 +67,10 @@ class Browser:
             escaped = escape_as_cmark(text)
             self._tag(escaped, 0, len(escaped))
 
-    def read_raw(self, raw: str, start: int, end: int) -> list[tuple[int, int]]:
-        """Read raw[start:end]; the parts shown as text."""
+    def read_raw(self, raw: str, start: int, end: int,
+                 code: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+        """Read raw[start:end]; the parts shown as text. The parts shown as code (inside raw
+        `<pre>` or `<code>`) are added to `code` when it is given."""
         shown: list[tuple[int, int]] = []
         position = start
         while position < end:
@@ -82,8 +89,11 @@ class Browser:
             else:
                 opening = raw.find("<", position, end)
                 stop = end if opening < 0 else opening
-                if stop > position and not self.in_code:
-                    shown.append((position, stop))
+                if stop > position:
+                    if not self.in_code:
+                        shown.append((position, stop))
+                    elif code is not None:
+                        code.append((position, stop))
                 if opening < 0:
                     return shown
                 position = self._markup_start(raw, stop, end, shown)

@@ -22,6 +22,9 @@ _DECLARATION_START = re.compile(rf"<![A-Z]+{SPACE}")
 # inline construct), not followed by a link destination.
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s!&*<\[\\_`~]+)\](?!\()")
 _COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
+# What a part of the content not shown as text is: hidden (a comment, a tag, text a comment
+# or a tag runs over), a code span GitHub shows, text inside raw `<pre>` or `<code>`.
+HIDDEN, CODE_SPAN, RAW_CODE = range(3)
 
 
 class Inline:
@@ -37,8 +40,8 @@ class Inline:
         # so many unterminated openers in one paragraph stay linear.
         self.no_terminator_after: dict[str, int] = {}
         self.no_comment_end = False
-        # (start, end, is_code_span): parts of the content not shown as text
-        self.hidden: list[tuple[int, int, bool]] = []
+        # (start, end, HIDDEN | CODE_SPAN | RAW_CODE): parts of the content not shown as text
+        self.hidden: list[tuple[int, int, int]] = []
         # (start, end): the code spans and raw HTML cmark-gfm found, whatever the browser
         # makes of them
         self.constructs: list[tuple[int, int]] = []
@@ -92,7 +95,7 @@ class Inline:
             self.constructs.append((position, end))
             if character == "`":
                 shown = not self.browser.hides_text()
-                self.hidden.append((position, end, shown))
+                self.hidden.append((position, end, CODE_SPAN if shown else HIDDEN))
                 if not shown:
                     self.browser.markup("<code>")
                     self.browser.read_escaped(content[position + ticks:end - ticks])
@@ -163,17 +166,32 @@ class Inline:
 
     def _text(self, start: int, end: int) -> None:
         if start < end and self.browser.hides_text():
-            self.hidden.append((start, end, False))
+            self.hidden.append((start, end, RAW_CODE if self.browser.shows_code else HIDDEN))
             self.browser.read_escaped(self.content[start:end])
 
     def _raw(self, start: int, end: int) -> None:
         shown_from = start
-        for begin, finish in self.browser.read_raw(self.content, start, end):
+        code: list[tuple[int, int]] = []
+        for begin, finish in self.browser.read_raw(self.content, start, end, code):
             if begin > shown_from:
-                self.hidden.append((shown_from, begin, False))
+                self._hide(shown_from, begin, code)
             shown_from = finish
         if shown_from < end:
-            self.hidden.append((shown_from, end, False))
+            self._hide(shown_from, end, code)
+
+    def _hide(self, start: int, end: int, code: list[tuple[int, int]]) -> None:
+        """content[start:end] is not shown as text: in order, its parts shown as code (raw
+        `<pre>` or `<code>` content) and the rest hidden."""
+        position = start
+        for begin, finish in code:
+            if finish <= start or begin >= end:
+                continue
+            if begin > position:
+                self.hidden.append((position, begin, HIDDEN))
+            self.hidden.append((max(begin, position), finish, RAW_CODE))
+            position = finish
+        if position < end:
+            self.hidden.append((position, end, HIDDEN))
 
     def _split(self) -> list[ShownLine]:
         shown, line_start, hidden = [], 0, self.hidden
@@ -182,13 +200,16 @@ class Inline:
             line_end = line_start + len(line) - start
             text: list[str] = []
             prose: list[str] = []
+            lead: list[str] = []  # the code shown before any text
             position = line_start
             while index < len(hidden) and hidden[index][0] < line_end:
-                begin, end, is_code = hidden[index]
+                begin, end, kind = hidden[index]
                 piece = self.content[position:max(position, begin)]
                 text.append(piece)
                 prose.append(piece)
-                if is_code and begin >= line_start and end <= line_end:
+                if kind != HIDDEN and not "".join(text).strip(" \t"):
+                    lead.append(self._code_text(begin, end, kind, line_start, line_end))
+                if kind == CODE_SPAN and begin >= line_start and end <= line_end:
                     text.append(self.content[begin:end])  # a code span within the line
                 position = max(position, min(end, line_end))
                 if end > line_end:
@@ -197,8 +218,19 @@ class Inline:
             text.append(self.content[position:line_end])
             prose.append(self.content[position:line_end])
             shown_text = "".join(text).strip(" \t")
-            if shown_text:
-                shown.append(ShownLine(number, line, shown_text,
-                                       "".join(prose).strip(" \t")))
+            lead_code = " ".join(lead).strip(" \t")
+            if shown_text or lead_code:
+                shown.append(ShownLine(number, line, shown_text, "".join(prose).strip(" \t"),
+                                       lead_code=lead_code))
             line_start = line_end + 1
         return shown
+
+    def _code_text(self, begin: int, end: int, kind: int, line_start: int,
+                   line_end: int) -> str:
+        """What a code part shows on the line from line_start to line_end: a code span's
+        content without its back-ticks, raw `<code>` text as it is."""
+        if kind == CODE_SPAN:
+            ticks = _BACKTICKS.match(self.content, begin)
+            width = ticks.end() - begin if ticks else 0
+            begin, end = begin + width, end - width
+        return self.content[max(begin, line_start):min(end, line_end)].strip(" \t")

@@ -16,7 +16,9 @@ class NestingTooDeep(Exception):
         self.line = line
 
 
-CodeKind = Literal["indented", "fenced"]
+# How a line is shown as code: an indented or fenced code block, or raw HTML `<pre>` /
+# `<code>` (an HTML block's line, or a paragraph's).
+CodeKind = Literal["indented", "fenced", "html"]
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,12 @@ class ShownLine:
     `text` is what is shown as text, container markers (`>`, `-`, `1.`) and hidden parts
     (comments, tags, code spans that cross lines) removed; a code span that opens and
     closes on the line is kept with its back-ticks, because a directive value may be
-    back-ticked. `prose` is `text` without those code spans. `code` marks a line of an
-    indented code block: not shown as text, reported so that a directive indented by
-    mistake can be explained; so does `fenced`, a line of a fenced code block. `source` is
-    the line as written, for quoting in messages.
+    back-ticked. `prose` is `text` without those code spans. `code` marks a line shown as
+    code as a whole (`indented`, `fenced`, `html`): not text, reported so that a directive
+    written there can be explained. `lead_code` is what the line shows as code before any
+    text (a code span's content, raw `<code>` or `<pre>` text), "" when it starts with text.
+    `cells` are the cells of a table row, each (text, prose, lead_code). `source` is the line as
+    written, for quoting in messages.
     """
 
     number: int
@@ -37,3 +41,5 @@ class ShownLine:
     text: str
     prose: str
     code: CodeKind | None = None
+    lead_code: str = ""
+    cells: tuple[tuple[str, str, str], ...] = ()

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
 
 _ATX_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+# The optional closing sequence of an ATX heading: `#`s after a blank, at the end.
+_ATX_CLOSING = re.compile(r"(?:(?<=[ \t])#+)?[ \t]*$")
 _SETEXT_UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
 
 
@@ -23,8 +25,13 @@ def scan_atx(cursor: Cursor) -> object | None:
 
 def open_atx(document: Document, cursor: Cursor, depth: int,
              candidate: object) -> tuple[Start, int]:
+    assert isinstance(candidate, re.Match)
     depth = document.add_child(depth, None)
-    document.emit_paragraph(Paragraph([(document.number, cursor.line, cursor.first_nonspace)]),
+    # Shown: the heading's text, without its opening and closing `#`s.
+    line = cursor.line
+    closing = _ATX_CLOSING.search(line, candidate.end())
+    text = line[:closing.start()] if closing else line
+    document.emit_paragraph(Paragraph([(document.number, text, candidate.end())]),
                             definitions=False)
     return Start.CONSUMED, depth
 

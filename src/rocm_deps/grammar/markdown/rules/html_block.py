@@ -56,10 +56,18 @@ class Html(Block):
         line, start = cursor.line, cursor.offset
 
         def read() -> None:
-            visible = document.browser.read_raw(line, start, len(line))
+            code: list[tuple[int, int]] = []
+            visible = document.browser.read_raw(line, start, len(line), code)
             text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
-            if text:
-                document.shown.append(ShownLine(number, line, text, text))
+            # What the line shows as code before any text: `<pre>` and `<code>` content.
+            first_text = next((begin for begin, end in visible
+                               if line[begin:end].strip(" \t")), len(line))
+            lead = " ".join(line[begin:end] for begin, end in code
+                            if begin < first_text).strip(" \t")
+            if text or lead:
+                document.shown.append(ShownLine(number, line, text, text,
+                                                code=None if text else "html",
+                                                lead_code=lead))
 
         document.feed(read)
         end = _ENDS.get(self.kind)

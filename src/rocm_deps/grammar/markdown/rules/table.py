@@ -110,15 +110,17 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
             document.references.setdefault(label)
 
     def show() -> None:
-        texts, proses = [], []
+        texts, proses, leads = [], [], []
         for cell in cells:
             document.browser.markup("<td>")
             shown = Inline([(number, cell, 0)], document.browser).shown()
             texts.append(" ".join(piece.text for piece in shown))
             proses.append(" ".join(piece.prose for piece in shown))
+            leads.append(shown[0].lead_code if shown else "")
             document.browser.markup("</td>")
-        if any(texts):
+        if any(texts) or any(leads):
             document.shown.append(ShownLine(number, source, f"| {' | '.join(texts)} |",
-                                            f"| {' | '.join(proses)} |"))
+                                            f"| {' | '.join(proses)} |",
+                                            cells=tuple(zip(texts, proses, leads, strict=True))))
 
     document.feed(show)
