@@ -33,6 +33,8 @@ class Repository:
     totals: dict[str, int] = field(default_factory=dict)
     # pull request number -> its comments, oldest first ({"id", "user": {"login"}, "body"})
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # pull request number -> its commits' SHAs, oldest first (the head last)
+    pull_commits: dict[int, list[str]] = field(default_factory=dict)
 
     def add_comment(self, number: int, login: str, body: str) -> int:
         thread = self.comments.setdefault(number, [])
@@ -46,7 +48,9 @@ class Repository:
                      if comment["id"] == identifier), None)
 
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
-                 body: str | None = None, base: str = "main", author: str = "MEMBER") -> None:
+                 body: str | None = None, base: str = "main", author: str = "MEMBER",
+                 earlier: tuple[str, ...] = ()) -> None:
+        """A pull request whose commits are `earlier`, then its head."""
         owner = self.full_name.split("/")[0]
         self.pulls[number] = {
             "url": f"https://api.github.com/repos/{self.full_name}/pulls/{number}",
@@ -60,7 +64,8 @@ class Repository:
             "base": {"label": f"{owner}:{base}", "ref": base, "sha": "0" * 40,
                      "repo": {"full_name": self.full_name}},
         }
-        self.commits.append(head_sha)
+        self.commits += [*earlier, head_sha]
+        self.pull_commits[number] = [*earlier, head_sha]
 
     def resolve(self, ref: str) -> tuple[int, dict[str, Any]]:
         name = ref.removeprefix("heads/")
@@ -228,6 +233,13 @@ class FakeGitHub:
             return self._comments(repository, method, path, rest, sent)
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:
             return 200, repository.pulls[int(rest)], {}
+        number, _, tail = rest.partition("/")
+        if kind == "pulls" and tail == "commits" and number.isdigit() and (
+                int(number) in repository.pull_commits):
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+            size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+            shas = repository.pull_commits[int(number)][(page - 1) * size:page * size]
+            return 200, [repository._commit(sha) for sha in shas], {}
         if kind == "compare" and rest in repository.comparisons:
             base, head = rest.split("...")
             commits = repository.compare(base, head, repository.comparisons[rest])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import ParsedBody, parse_body
+from rocm_deps.grammar.directives import Finding, ParsedBody, code_findings, parse_body
 
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
 SHA256 = "ab" * 32
@@ -21,7 +21,16 @@ def parse(body: str | None, config_path: Path | None = None) -> ParsedBody:
                       CONFIG.dependencies)
 
 
-FENCED = "GitHub shows this line as code (it is inside a fenced code block), so it is not applied"
+def outcome(parsed: ParsedBody) -> list[Finding]:
+    """Every finding of the body, those of its lines shown as code included."""
+    return [*parsed.findings, *code_findings(parsed, {*parsed.directives, *parsed.values})]
+
+
+FENCED = "GitHub shows this inside a fenced code block that opens on line 1, so it is not applied"
+INDENTED = "GitHub shows this as code (it is indented 4 or more spaces), so it is not applied"
+AS_CODE = "GitHub shows this as code (a code span or `<code>`), so it is not applied"
+COMMENT = "is read as a comment"
+COMMIT_URL = f"https://github.com/sgl-project/sglang/pull/30421/commits/{SHA}"
 
 # (id, body, expected refs per dependency, error substring, warning substring)
 CASES = [
@@ -53,7 +62,23 @@ CASES = [
     ("tree-url-shell", "ci-sglang-pr: https://github.com/sgl-project/sglang/tree/a$(id)", {},
      "contains '$'", None),
     ("issue-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/issues/12", {},
-     "not a supported URL", None),
+     "is an issue page, which names no one commit to test", None),
+    ("compare-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/compare/main...x", {},
+     "is a comparison page, which names no one commit to test; write the pull request", None),
+    ("blob-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/blob/main/setup.py", {},
+     "is a file page", None),
+    ("pull-commit-url", f"ci-sglang-pr: {COMMIT_URL}", {"sglang": SHA}, None, None),
+    ("pull-commit-url-abbreviated",
+     "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/30421/commits/3f1c0d9", {},
+     "names an abbreviated commit of pull request #30421", None),
+    ("pull-comment-url",
+     "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/30421#issuecomment-77",
+     {"sglang": "refs/pull/30421/head"}, None, None),
+    ("pull-files-url", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/30421/files",
+     {"sglang": "refs/pull/30421/head"}, None, None),
+    ("pull-commits-url",
+     "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/30421/commits",
+     {"sglang": "refs/pull/30421/head"}, None, None),
     ("url-without-scheme", "ci-sglang-pr: github.com/sgl-project/sglang/pull/12",
      {"sglang": PR}, None, None),
     ("page-path-without-host", "ci-sglang-pr: sgl-project/sglang/pull/12", {"sglang": PR},
@@ -114,9 +139,19 @@ CASES = [
     # ---- how the value is written ----
     ("backticked", "ci-sglang-pr: `#12`", {"sglang": PR}, None, None),
     ("backticked-inner-spaces", "ci-sglang-pr: ` #12 `", {"sglang": PR}, None, None),
-    ("backticked-trailing", "ci-sglang-pr: `#12` please", {"sglang": PR}, None,
-     "(`please`) is ignored"),
-    ("trailing-text", "ci-sglang-pr: #12 (the fix)", {"sglang": PR}, None, "is ignored"),
+    ("backticked-trailing", "ci-sglang-pr: `#12` please", {"sglang": PR}, None, None,
+     "(`please`) is read as a comment"),
+    ("trailing-text", "ci-sglang-pr: #12 (the fix)", {"sglang": PR}, None, None, COMMENT),
+    ("trailing-after-sha", f"ci-megatron-pr: {SHA} rebased", {"megatron": SHA}, None, None,
+     COMMENT),
+    ("trailing-after-url", f"ci-sglang-pr: {COMMIT_URL} (fix)", {"sglang": SHA}, None, None,
+     COMMENT),
+    ("trailing-after-branch", "ci-sglang-pr: my branch", {},
+     "`my` is followed by `branch`, and a branch, tag or value cannot hold a blank", None),
+    ("trailing-after-branch-parenthesis", "ci-megatron-pr: miles-main (latest)", {},
+     "to use `miles-main`, quote it alone: `ci-megatron-pr: \\`miles-main\\``", None),
+    ("backticked-branch-trailing", "ci-megatron-pr: `miles-main` (latest)",
+     {"megatron": "miles-main"}, None, None, COMMENT),
     ("empty-value", "ci-sglang-pr:", {}, "has no value", None),
     ("empty-value-spaces", "ci-sglang-pr:    \t", {}, "has no value", None),
     ("empty-backticks", "ci-sglang-pr: ``", {}, "has no value", None),
@@ -156,18 +191,22 @@ CASES = [
     ("word-joiner-in-key", "ci-\u2060sglang-pr: #12", {}, "U+2060 WORD JOINER", None),
     ("leading-bom-of-body", "\ufeffci-sglang-pr: #12", {"sglang": PR}, None, None),
     # ---- Markdown structure (defect 1: examples are not directives) ----
-    ("fenced-backticks", "```\nci-sglang-pr: #12\n```", {}, None, FENCED),
-    ("fenced-tildes", "~~~\nci-sglang-pr: #12\n~~~", {}, None, FENCED),
-    ("fenced-info-string", "```yaml\nci-sglang-pr: #12\n```", {}, None, FENCED),
+    ("fenced-backticks", "```\nci-sglang-pr: #12\n```", {}, FENCED, None),
+    ("fenced-tildes", "~~~\nci-sglang-pr: #12\n~~~", {}, FENCED, None),
+    ("fenced-info-string", "```yaml\nci-sglang-pr: #12\n```", {}, FENCED, None),
+    ("fenced-example-of-a-named-dependency", "ci-sglang-pr: #13\n```\nci-sglang-pr: #12\n```",
+     {"sglang": "refs/pull/13/head"}, None, None, "an example, not applied (sglang is named "
+                                                  "elsewhere)"),
     ("fence-closed-by-longer", "```\nci-sglang-pr: #12\n`````\nci-megatron-pr: main",
-     {"megatron": "main"}, None, FENCED),
-    ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {}, None, FENCED),
-    ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, None, FENCED),
+     {"megatron": "main"}, FENCED, None),
+    ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {},
+     FENCED.replace("line 1", "line 1"), None),
+    ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, FENCED, None),
     ("fence-then-directive", "```\nexample\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
-    ("fence-unclosed", "```\nci-sglang-pr: #12", {}, None, FENCED),
-    ("fence-in-list-item", "- ```\n  ci-sglang-pr: #12\n  ```", {}, None, FENCED),
-    ("fence-in-quote", "> ```\n> ci-sglang-pr: #12\n> ```", {}, None, FENCED),
-    ("fence-indented-3", "   ```\nci-sglang-pr: #12\n   ```", {}, None, FENCED),
+    ("fence-unclosed", "```\nci-sglang-pr: #12", {}, FENCED, None),
+    ("fence-in-list-item", "- ```\n  ci-sglang-pr: #12\n  ```", {}, FENCED, None),
+    ("fence-in-quote", "> ```\n> ci-sglang-pr: #12\n> ```", {}, FENCED, None),
+    ("fence-indented-3", "   ```\nci-sglang-pr: #12\n   ```", {}, FENCED, None),
     ("backtick-info-with-backtick-not-fence", "``` a`b\nci-sglang-pr: #12", {"sglang": PR},
      None, None),
     ("comment-one-line", "<!-- ci-sglang-pr: #12 -->", {}, None, None),
@@ -177,8 +216,8 @@ CASES = [
     ("comment-closed-mid-line", "<!-- a --> text\nci-sglang-pr: #12", {"sglang": PR}, None, None),
     ("fence-inside-comment", "<!--\n```\n-->\nci-sglang-pr: #12", {"sglang": PR}, None, None),
     ("comment-inside-fence", "```\n<!--\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
-    ("indented-4-spaces", "    ci-sglang-pr: #12", {}, None, "indented 4 or more spaces"),
-    ("indented-tab", "\tci-sglang-pr: #12", {}, None, "indented 4 or more spaces"),
+    ("indented-4-spaces", "    ci-sglang-pr: #12", {}, INDENTED, None),
+    ("indented-tab", "\tci-sglang-pr: #12", {}, INDENTED, None),
     ("indented-3-spaces", "   ci-sglang-pr: #12", {"sglang": PR}, None, None),
     # ---- defect 2: bulleted lines are directives; lookalikes are reported ----
     ("bullet-dash", "- ci-sglang-pr: #12", {"sglang": PR}, None, None),
@@ -190,10 +229,43 @@ CASES = [
     ("ordered-list", "1. ci-sglang-pr: #12", {"sglang": PR}, None, None),
     ("ordered-list-paren", "12) ci-sglang-pr: #12", {"sglang": PR}, None, None),
     ("ordered-list-in-quote", "> 3. ci-sglang-pr: #12", {"sglang": PR}, None, None),
-    ("ordered-list-ten-digits", "1234567890. ci-sglang-pr: #12", {}, None,
-     "looks like a directive but is not"),
-    ("bold-key", "**ci-sglang-pr:** #12", {}, None, "looks like a directive but is not"),
-    ("checkbox", "- [ ] ci-sglang-pr: #12", {}, None, "looks like a directive but is not"),
+    ("ordered-list-ten-digits", "1234567890. ci-sglang-pr: #12", {},
+     "GitHub shows `1234567890. ci-sglang-pr: #12`, which names a directive but does not start "
+     "with it, so it is not applied", None),
+    # ---- what GitHub shows: markup around the key is not part of it ----
+    ("bold-key", "**ci-sglang-pr:** #12", {"sglang": PR}, None, None),
+    ("bold-key-only", "**ci-sglang-pr**: #12", {"sglang": PR}, None, None),
+    ("italic-line", "*ci-sglang-pr: #12*", {"sglang": PR}, None, None),
+    ("underscore-emphasis", "_ci-sglang-pr: #12_", {"sglang": PR}, None, None),
+    ("bold-value", "ci-sglang-pr: **#12**", {"sglang": PR}, None, None),
+    ("checkbox", "- [ ] ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("checked-box", "- [x] ci-sglang-pr: #18", {"sglang": "refs/pull/18/head"}, None, None),
+    ("atx-heading", "## ci-sglang-pr: #5", {"sglang": "refs/pull/5/head"}, None, None),
+    ("atx-heading-closed", "### ci-sglang-pr: #5 ###", {"sglang": "refs/pull/5/head"}, None,
+     None),
+    ("setext-heading", "ci-sglang-pr: #5\n---", {"sglang": "refs/pull/5/head"}, None, None),
+    ("entity-hyphen", "ci&#45;sglang-pr: #1", {"sglang": "refs/pull/1/head"}, None, None),
+    ("entity-hex-and-colon", "ci&#x2D;sglang-pr&colon; #1", {"sglang": "refs/pull/1/head"},
+     None, None),
+    ("entity-named-hyphen", "ci&hyphen;sglang-pr: #1", {},
+     "this reads as `ci-sglang-pr:` but contains look-alike characters (U+2010 HYPHEN)", None),
+    ("entity-escaped", "ci\\&#45;sglang-pr: #1", {}, None, None),
+    ("under-a-table", "| a | b |\n|---|---|\n| 1 | 2 |\nci-sglang-pr: #1",
+     {"sglang": "refs/pull/1/head"}, None, None),
+    ("one-cell-row", "| a |\n|---|\n| ci-sglang-pr: #1 |", {"sglang": "refs/pull/1/head"},
+     None, None),
+    ("cell-of-several", "| a | b |\n|---|---|\n| ci-sglang-pr: #1 | x |", {},
+     "GitHub shows this as one cell of a table row with several cells, so it is not applied",
+     None),
+    ("pre-block", "<pre>\nci-sglang-pr: #1\n</pre>", {},
+     "GitHub shows this as code (inside raw HTML `<pre>` or `<code>`)", None),
+    ("code-element", "<code>ci-sglang-pr: #1</code>", {}, AS_CODE, None),
+    ("code-span-over-the-line", "`ci-sglang-pr: #1`", {}, AS_CODE, None),
+    ("code-span-over-the-key", "`ci-sglang-pr`: #1", {}, AS_CODE, None),
+    ("code-span-across-lines", "a `b\nci-sglang-pr: #1\nc` d", {}, AS_CODE, None),
+    ("struck-through", "~~ci-sglang-pr: #1~~", {}, None,
+     "GitHub shows this line struck through, so it is not applied"),
+    ("struck-one-tilde", "~ci-sglang-pr: #1~", {}, None, "struck through"),
     ("equals-sign", "ci-sglang-pr = #12", {}, "`=` stands where the key needs `:`", None),
     ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, None, None),
     ("inline-code-example", "Write `ci-sglang-pr: #12` to test", {}, None, None),
@@ -228,13 +300,16 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("body", "expected", "error", "warning"),
-                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(("body", "expected", "error", "warning", "notice"),
+                         [(*case[1:], None) if len(case) == 5 else case[1:] for case in CASES],
+                         ids=[case[0] for case in CASES])
 def test_grammar(body: str | None, expected: dict[str, str], error: str | None,
-                 warning: str | None) -> None:
+                 warning: str | None, notice: str | None) -> None:
     parsed = parse(body)
-    errors = " | ".join(f.message for f in parsed.findings if f.level == "error")
-    warnings = " | ".join(f.message for f in parsed.findings if f.level == "warning")
+    findings = outcome(parsed)
+    errors = " | ".join(f.message for f in findings if f.level == "error")
+    warnings = " | ".join(f.message for f in findings if f.level == "warning")
+    notices = " | ".join(f.message for f in findings if f.level == "notice")
     # Every row, error rows included: what *was* accepted next to an error is part of the case.
     assert {name: d.spec.ref for name, d in parsed.directives.items()} == expected
     if error is None:
@@ -245,6 +320,10 @@ def test_grammar(body: str | None, expected: dict[str, str], error: str | None,
         assert not warnings, warnings
     else:
         assert warning in warnings
+    if notice is None:
+        assert not notices, notices
+    else:
+        assert notice in notices
 
 
 def test_case_ids_are_unique() -> None:

@@ -74,9 +74,10 @@ CASES = [
     ("footnote-after-unclosed-comment", "See [^x].\n\n[^x]: ci-sglang-pr: #7\n\n<!-- open",
      False),
     ("footnote-indented-continuation", "See [^x].\n\n[^x]: a\n\n    ci-sglang-pr: #7", True),
-    # tables: rows until a blank line or a block start; cells past the header's are dropped
-    # shown in a cell, but a cell is not a line of its own: no directive
-    ("table-row", "| a |\n|---|\n| ci-sglang-pr: #7 |", True, False),
+    # tables: rows until a blank line or a block start; cells past the header's are dropped;
+    # a row whose only cell is the directive shows it as that line
+    ("table-row", "| a |\n|---|\n| ci-sglang-pr: #7 |", True),
+    ("table-continuation-row", "| a | b |\n|---|---|\nci-sglang-pr: #7", True),
     ("table-indented-line-after", "| a |\n|---|\n    ci-sglang-pr: #7", False),
     ("table-cell-past-the-header", "| a |\n|---|\nb | ci-sglang-pr: #7", False),
     ("table-header-needs-as-many-cells", "| a | b |\n|---|\nci-sglang-pr: #7 | x", True),

@@ -90,18 +90,6 @@ NEAR_MISSES = [
     ("pr-word-before-the-number", "ci-sglang-pr: PR #1234", "error",
      "line 1: `ci-sglang-pr: PR #1234` — `PR #1234` is not a value; write `ci-sglang-pr: #1234`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
-    ("miles-2582", "Validate Megatron-LM PR 84 on latest main.\n\n## Usage\n\n```text\n"
-                   "ci-megatron-pr: #84\n```\n", "warning",
-     "line 6: `ci-megatron-pr: #84` — GitHub shows this line as code (it is inside a fenced "
-     "code block), so it is not applied; to apply it, write it on a line of its own outside "
-     "the code block: `ci-megatron-pr: #84`"),
-    ("tilde-fence-in-list", "- example:\n  ~~~\n  ci-sglang-pr: #9\n  ~~~", "warning",
-     "line 3: `ci-sglang-pr: #9` — GitHub shows this line as code (it is inside a fenced code "
-     "block), so it is not applied; to apply it, write it on a line of its own outside the "
-     "code block: `ci-sglang-pr: #9`"),
-    ("indented-code", "text\n\n    ci-sglang-pr: #9", "warning",
-     "line 3: `ci-sglang-pr: #9` — this line is indented 4 or more spaces, so Markdown shows it "
-     "as code and it is not a directive; remove the indentation to make it one"),
 ]
 
 

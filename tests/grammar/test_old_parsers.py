@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.directives import code_findings, parse_body
 from tests.conftest import require_tool
 
 # --- the old parsers (test data, copied verbatim) ------------------------------------------
@@ -70,7 +70,9 @@ def new(body: str, key: str) -> New:
     name = KEYS[key]
     found = parsed.values.get(name) if name == "image-tag" else parsed.directives.get(name)
     folded = key.replace("-", "[-_]")
-    error = any(re.search(folded, finding.message, re.IGNORECASE) for finding in parsed.errors)
+    findings = [*parsed.errors, *code_findings(parsed, {*parsed.directives, *parsed.values})]
+    error = any(re.search(folded, finding.message, re.IGNORECASE) for finding in findings
+                if finding.level == "error")
     return New(found.raw if found is not None else None, error)
 
 
@@ -81,8 +83,8 @@ def new(body: str, key: str) -> New:
 VARIANTS: dict[str, str | None] = {
     "{key}: {value}": None,
     "{key}:\t{value}   ": None,
-    "{key}: {value} (see the thread)": None,                  # trailing text: a warning only
-    "```\n{key}: {value}\n```": "hidden",                     # a fenced example
+    "{key}: {value} (see the thread)": "trailing-text",       # a comment after a PR: fine
+    "```\n{key}: {value}\n```": "code",                       # a fenced example
     "<!--\n{key}: {value}\n-->": "hidden",                    # a template's comment
     "    {key}: {value}": "indented-in-list",                 # code, or text in a list item
     "- {key}: {value}": "list-marker",                         # honoured by rocm-deps only
@@ -129,11 +131,18 @@ def _explains() -> dict[str, Callable[[Old, New, str], bool]]:
         return value.strip("`")
 
     return {
-        # GitHub shows the line as code or not at all: rocm-deps does not apply it.
+        # GitHub does not show the line (a template's comment): rocm-deps stays silent.
         "hidden": lambda old, now, key: old is not None and now.value is None and not now.error,
-        # Indented 4 spaces after a list item: GitHub shows it as that item's text (elsewhere
-        # it is code and neither parser applies it).
-        "indented-in-list": lambda old, now, key: old is None and now.value is not None,
+        # GitHub shows the line as code: not applied, and an error, since nothing else names
+        # the key here (the author most likely meant it).
+        "code": lambda old, now, key: old is not None and now.value is None and now.error,
+        # Indented 4 spaces: after a list item GitHub shows it as that item's text (applied);
+        # elsewhere it is code (an error: neither parser applies it).
+        "indented-in-list": lambda old, now, key: old is None and (
+            now.value is not None or now.error),
+        # Text after a name (the image tag): an error, it may name something else; after a
+        # PR number or a SHA it is a comment and both parsers agree.
+        "trailing-text": lambda old, now, key: now.error and now.value is None,
         # A list or quote marker before the key: rocm-deps applies the line, the old did not.
         "list-marker": lambda old, now, key: old is None and now.value is not None,
         # Back-ticks around the value: rocm-deps takes the value inside.

@@ -164,9 +164,10 @@ def test_invalid_directive_fails_closed(write_event: EventWriter, cli: Cli) -> N
 
 def test_warning_annotation_has_line(write_event: EventWriter, cli: Cli) -> None:
     result = cli("resolve", "--event-name", "pull_request",
-                 "--event-path", write_event("x\n\n    ci-sglang-pr: #1"))
+                 "--event-path", write_event("x\n\n~~ci-sglang-pr: #1~~"))
     assert result.code == 0
-    assert "::warning title=rocm-deps%3A directive warning,line=3::line 3:" in result.stderr
+    assert ("::warning title=rocm-deps%3A directive warning,line=3::line 3: "
+            "`~~ci-sglang-pr: #1~~` — GitHub shows this line struck through") in result.stderr
     assert result.outputs["skip_dependency_install"] == "true"
 
 

@@ -27,6 +27,7 @@ FetchFilter = Literal["", "blob:none"]  # "": every object; "blob:none": a parti
 RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
 LocalChangesPolicy = Literal["discard", "reapply"]
 ValueKind = Literal["docker-tag", "number"]
+CodeDirectives = Literal["error", "warn"]
 
 
 class Required:
@@ -193,6 +194,11 @@ TOP_LEVEL: Mapping[str, Field] = _rows(
           "forms.", expected="a string (path of a JSON file)"),
     Field("lock-file-required", bool, True, "`false`: a missing lock file is no error (the "
           "defaults apply)."),
+    Field("code-directives", str, "error", "A directive GitHub shows as code (a code block, "
+          "`<pre>`, `<code>`, a code span over the key, a cell of a row with several cells) is "
+          "not applied. `error`: the run fails unless another line or a dispatch input names "
+          "that dependency or value (then a notice says the code line is an example). "
+          "`warn`: a warning instead of the error.", choices=get_args(CodeDirectives)),
 )
 
 ENVIRONMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")

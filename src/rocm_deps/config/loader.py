@@ -86,7 +86,9 @@ def build_config(document: Mapping[str, Any], *, source: str,
     return Config(dependencies, _install(top.get("install", {}), fail),
                   top.get("lock-file") or None,
                   ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail), API)),
-                  source, values, top.get("lock-file-required", True), profile)
+                  source, values,
+                  top.get("lock-file-required", TOP_LEVEL["lock-file-required"].default), profile,
+                  top.get("code-directives", TOP_LEVEL["code-directives"].default))
 
 
 def _fields(values: Mapping[str, Any], rows: Mapping[str, Field], *,

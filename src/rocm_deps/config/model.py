@@ -12,6 +12,7 @@ from rocm_deps.config.fields import (
     INSTALL,
     TOP_LEVEL,
     VALUE,
+    CodeDirectives,
     FetchFilter,
     LocalChangesPolicy,
     OnMissingTarget,
@@ -96,6 +97,7 @@ class Config:
     values: tuple[ValueConfig, ...] = ()
     lock_file_required: bool = TOP_LEVEL["lock-file-required"].default
     profile: Profile = "rocm"
+    code_directives: CodeDirectives = TOP_LEVEL["code-directives"].default
 
     def dependency(self, name: str) -> DependencyConfig:
         for dependency in self.dependencies:

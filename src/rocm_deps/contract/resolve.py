@@ -58,7 +58,10 @@ class ResolveReport:
         return not self.overrides
 
     def add(self, finding: Finding) -> None:
-        (self.errors if finding.level == "error" else self.warnings).append(finding)
+        if finding.level == "notice":
+            self.notices.append(finding.message)
+        else:
+            (self.errors if finding.level == "error" else self.warnings).append(finding)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -114,6 +114,7 @@ class IssueComment:
 # manifest is among the first comments the bot wrote, and a thread longer than this is
 # not read to the end (the comment is then looked for in what was read).
 COMMENT_PAGES = 30
+PULL_COMMIT_PAGES = 3  # GitHub lists at most 250 commits of a pull request
 MAX_COMMENT_ID = 2**63 - 1
 
 
@@ -172,6 +173,26 @@ class GitHubApi:
         def fetch() -> str:
             raw = _object(self.github.get_repo(repository).get_commit(name).raw_data, what)
             return _sha(raw.get("sha"), what)
+
+        return self._call(fetch, what)
+
+    def pull_commits(self, repository: str, number: int) -> tuple[str, ...]:
+        """The SHAs of pull request `number`'s commits, oldest first (GitHub lists at most
+        250; one request per 100)."""
+        what = f"the commits of pull request #{number} of {repository}"
+        url = f"/repos/{repository}/pulls/{number}/commits"
+
+        def fetch() -> tuple[str, ...]:
+            found: list[str] = []
+            for page in range(1, PULL_COMMIT_PAGES + 1):
+                _, raw = self.github.requester.requestJsonAndCheck(
+                    "GET", url, parameters={"per_page": 100, "page": page})
+                if not isinstance(raw, list):
+                    raise ApiError(f"the answer for {what} is not a JSON list")
+                found += [_sha(_object(entry, what).get("sha"), what) for entry in raw]
+                if len(raw) < 100:
+                    break
+            return tuple(found)
 
         return self._call(fetch, what)
 

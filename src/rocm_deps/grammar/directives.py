@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.config import DependencyConfig, ValueConfig
+from rocm_deps.config.fields import CodeDirectives
 from rocm_deps.config.profiles import check_value
+from rocm_deps.grammar.display import DELIMITER_RUN, display, without_delimiters
 from rocm_deps.grammar.keys import KEY_CHARACTERS
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
+from rocm_deps.grammar.markdown.shown import CodeKind
 from rocm_deps.grammar.refs import (
     RefSpec,
     ValueProblem,
@@ -67,16 +70,24 @@ _ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
                       re.IGNORECASE)
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
+_LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 _UNKNOWN_KEY_RE = re.compile(_UNKNOWN_KEY, re.IGNORECASE)
 
-Level = Literal["error", "warning"]
+Level = Literal["error", "warning", "notice"]
+# How GitHub shows a line of each kind of code block.
+CODE_BLOCKS: dict[CodeKind, str] = {
+    "fenced": "inside a fenced code block",
+    "indented": "as code (it is indented 4 or more spaces)",
+    "html": "as code (inside raw HTML `<pre>` or `<code>`)",
+}
 
 
 @dataclass(frozen=True)
 class Finding:
-    """An error or a warning about one line of the body (line 0: not about a line)."""
+    """An error, a warning or a notice about one line of the body (line 0: not about a
+    line)."""
 
     level: Level
     message: str
@@ -112,10 +123,24 @@ class ValueDirective:
 
 
 @dataclass(frozen=True)
+class CodeDirective:
+    """A directive line GitHub shows as code: not applied. Whether that is an error depends
+    on whether something else names the same dependency or value (`code_findings`)."""
+
+    name: str  # the dependency's or the value's
+    line: int
+    source: str  # the line as written
+    shown: str  # the directive as GitHub shows it
+    where: str  # how it is shown as code: "inside a fenced code block", ...
+    value: bool = False  # a value directive's (ci-image-tag), not a dependency's
+
+
+@dataclass(frozen=True)
 class ParsedBody:
     directives: dict[str, Directive]
     findings: tuple[Finding, ...]
     values: dict[str, ValueDirective] = field(default_factory=dict)
+    in_code: tuple[CodeDirective, ...] = ()
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -157,6 +182,7 @@ class _Parser:
         self.directives: dict[str, Directive] = {}
         self.values: dict[str, ValueDirective] = {}
         self.findings: list[Finding] = []
+        self.in_code: list[CodeDirective] = []
         keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
         # The keys written almost right: each configured key, and without `ci-` or `-pr`
@@ -180,13 +206,39 @@ class _Parser:
             return ParsedBody({}, tuple(self.findings))
         for shown in lines:
             self._line(shown)
-        return ParsedBody(self.directives, tuple(self.findings), self.values)
+        return ParsedBody(self.directives, tuple(self.findings), self.values,
+                          tuple(self.in_code))
 
     def _line(self, shown: ShownLine) -> None:
-        number, line, source = shown.number, shown.text, shown.source
+        """One line as GitHub shows it: code, one cell of a row with several, struck
+        through, or text that is honoured exactly, or an error."""
         if shown.code:
-            self._code_line(shown)
+            opened = f" that opens on line {shown.code_from}" if shown.code_from else ""
+            self._code(shown, shown.text or shown.lead_code, CODE_BLOCKS[shown.code] + opened)
             return
+        text, prose, lead = shown.text, shown.prose, shown.lead_code
+        if shown.cells:
+            filled = [cell for cell in shown.cells if cell[0] or cell[2]]
+            if len(filled) > 1:
+                for cell_text, _, cell_lead in filled:
+                    self._code(shown, cell_lead or display(cell_text).text,
+                               "as one cell of a table row with several cells")
+                return
+            text, prose, lead = filled[0]  # a one-cell row: shown as that line
+        # Code before any text: over the whole directive, or over its key (`ci-x-pr`: #1).
+        after = _LEADING_CODE_SPAN.sub("", text, count=1) if text.startswith("`") else text
+        if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
+            return
+        displayed = display(text)
+        if displayed.struck:
+            if self._starts_with_key(displayed.text):
+                self._add("warning", shown.number, shown.source,
+                          "GitHub shows this line struck through, so it is not applied; to "
+                          "apply it, remove the `~~`")
+            return
+        self._text(shown.number, displayed.text, display(prose).text, shown.source)
+
+    def _text(self, number: int, line: str, prose: str, source: str) -> None:
         invisible = find_invisible(line)
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
@@ -217,11 +269,11 @@ class _Parser:
             if escaped is not None:
                 self._add("error", number, source, escaped)
                 return
-        if self._looks_like_directive(shown.prose):
-            self._add("warning", number, source,
-                      f"this looks like a directive but is not one, so it is ignored; a "
-                      f"directive is a line of its own, such as `{self.example_key}: #1234` (a "
-                      f"leading `-`, `*`, `+`, `>` or `1.` marker is allowed)")
+        if self._looks_like_directive(prose):
+            self._add("error", number, source,
+                      f"GitHub shows `{quote(line)}`, which names a directive but does not start "
+                      f"with it, so it is not applied; write the directive at the start of a "
+                      f"line of its own, such as `{self.example_key}: #1234`")
 
     def _escaped_key(self, line: str) -> str | None:
         """Back-slashes GitHub removes (`ci\\_sglang\\_pr`, `ci\\-sglang\\-pr\\:`): the line
@@ -259,22 +311,22 @@ class _Parser:
                 f"characters ({described}), so it would match nothing; retype the key in plain "
                 f"ASCII")
 
-    def _code_line(self, shown: ShownLine) -> None:
-        """GitHub shows the line as code: not applied, but a directive written there is
-        explained, since its author most likely meant it (a real Miles PR put its directive
-        in a ```text block under "## Usage")."""
-        match = _DIRECTIVE_LINE_RE.fullmatch(shown.text.strip(" \t"))
-        if match is None or match.group("key").casefold() not in self.by_key:
-            return
-        directive = match.group(0).strip(" \t")
-        if shown.code == "indented":
-            why = ("this line is indented 4 or more spaces, so Markdown shows it as code and it "
-                   "is not a directive; remove the indentation to make it one")
-        else:
-            why = ("GitHub shows this line as code (it is inside a fenced code block), so it is "
-                   f"not applied; to apply it, write it on a line of its own outside the code "
-                   f"block: `{quote(directive)}`")
-        self._add("warning", shown.number, shown.source, why)
+    def _code(self, shown: ShownLine, text: str, where: str) -> bool:
+        """GitHub shows `text` as code: a directive there is not applied, but recorded (its
+        author most likely meant it: a real Miles PR put its directive in a ```text block
+        under "## Usage"). Whether it fails the run is `code_findings`' to say."""
+        match = _DIRECTIVE_LINE_RE.fullmatch(text.strip(" \t"))
+        item = self.by_key.get(match.group("key").casefold()) if match is not None else None
+        if match is None or item is None:
+            return False
+        self.in_code.append(CodeDirective(item.name, shown.number, shown.source,
+                                          match.group(0).strip(" \t"), where,
+                                          isinstance(item, ValueConfig)))
+        return True
+
+    def _starts_with_key(self, text: str) -> bool:
+        match = _DIRECTIVE_LINE_RE.fullmatch(text)
+        return match is not None and self._is_key(match.group("key"))
 
     def _near_miss(self, line: str) -> str | None:
         """Why a line whose key is written almost right is not applied, and the exact line to
@@ -373,13 +425,14 @@ class _Parser:
         if dependency is None:
             self._add("error", number, line, self._unknown_key_message(key))
             return
-        value_match = _BACKTICKED.fullmatch(match.group("rest")) or _BARE.fullmatch(
-            match.group("rest"))
+        rest = without_delimiters(match.group("rest").strip(" \t"), DELIMITER_RUN)  # **#1**
+        quoted = _BACKTICKED.fullmatch(rest)
+        value_match = quoted or _BARE.fullmatch(rest)
         assert value_match is not None  # _BARE matches any single line
         raw = value_match.group("value").strip(" \t")
         trailing = value_match.group("trailing").strip(" \t")
         if isinstance(dependency, ValueConfig):
-            self._value(number, line, key, dependency, raw, trailing)
+            self._value(number, line, key, dependency, raw, trailing, quoted is not None)
             return
         if not raw:
             self._add("error", number, line,
@@ -401,25 +454,40 @@ class _Parser:
             return
         if spec.caution:
             self._add("warning", number, line, spec.caution)
-        self._ignored(number, line, raw, trailing)
+        # A branch or tag name written bare cannot hold a blank: `my branch` may mean
+        # something else than the branch `my`. A PR, a SHA, a URL or a quoted name cannot
+        # run on, so what follows them is a comment.
+        if trailing and not self._comment_after(number, line, key, raw, trailing,
+                                                quoted is not None or spec.kind != "ref"):
+            return
         self._record(self.directives, dependency.name,
                      Directive(dependency.name, key, raw, number, spec), line)
 
     def _value(self, number: int, line: str, key: str, value: ValueConfig, raw: str,
-               trailing: str) -> None:
+               trailing: str, quoted: bool) -> None:
         problem = check_value(raw, value.kind) if raw else (
             f"`{value.directive}:` has no value; write one or delete the line")
         if problem is not None:
             self._add("error", number, line, problem)
             return
-        self._ignored(number, line, raw, trailing)
+        if trailing and not self._comment_after(number, line, key, raw, trailing, quoted):
+            return
         self._record(self.values, value.name, ValueDirective(value.name, key, raw, number), line)
 
-    def _ignored(self, number: int, line: str, raw: str, trailing: str) -> None:
-        if trailing:
-            self._add("warning", number, line,
-                      f"the text after the value (`{quote(trailing)}`) is ignored; only "
-                      f"`{raw}` is used")
+    def _comment_after(self, number: int, line: str, key: str, raw: str, trailing: str,
+                       ends: bool) -> bool:
+        """Text after the value: a notice when the value `ends` (a PR, a SHA, a URL, a
+        back-ticked name), else an error: the line is not applied."""
+        if ends:
+            self._add("notice", number, line, f"the text after `{raw}` (`{quote(trailing)}`) "
+                                              f"is read as a comment; `{raw}` is used")
+            return True
+        self._add("error", number, line,
+                  f"`{raw}` is followed by `{quote(trailing)}`, and a branch, tag or value "
+                  f"cannot hold a blank, so this may name something else; to use `{raw}`, "
+                  rf"quote it alone: `{key}: \`{raw}\``, with any comment after the closing "
+                  f"back-tick or on a line of its own")
+        return False
 
     def _record(self, found: dict[str, Any], name: str, directive: Directive | ValueDirective,
                 line: str) -> None:
@@ -464,3 +532,27 @@ def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
         example = strong.group()
         spec = classify(example, item.repository)
     return example, spec.message if isinstance(spec, ValueProblem) else None
+
+
+def code_findings(parsed: ParsedBody, named: set[str],
+                  policy: CodeDirectives = "error") -> list[Finding]:
+    """What the directives GitHub shows as code mean for the run: a notice when something
+    else (another line, a dispatch input) names the same dependency or value, so the code line
+    was an example; else an error (a warning with `code-directives = "warn"`), because the run
+    would test the baseline while the author believes the dependency was tested."""
+    findings = []
+    for code in parsed.in_code:
+        if code.name in named:
+            findings.append(Finding("notice", f"line {code.line}: `{quote(code.shown)}` is "
+                                              f"shown {code.where}: an example, not applied "
+                                              f"({code.name} is named elsewhere)", code.line))
+            continue
+        stays = "would keep its default" if code.value else "would stay at the image's copy"
+        findings.append(Finding(
+            "error" if policy == "error" else "warning",
+            f"line {code.line}: `{quote(code.source)}` — GitHub shows this {code.where}, so it "
+            f"is not applied and {code.name} {stays}; to apply it, "
+            f"write `{quote(code.shown)}` on a line of its own outside code (after a blank "
+            f"line), or delete it", code.line, title="rocm-deps: directive shown as code"))
+    return findings
+

@@ -98,13 +98,22 @@ _PR_CROSS = re.compile(rf"({REPOSITORY_NAME})#([0-9]+)")
 # A URL's tail (`/files`, `?w=1`, `#discussion_r1`) may use only these characters: the value
 # is copied into outputs that end up in other people's scripts.
 _URL_TAIL = r"(?:[/?#][A-Za-z0-9._~/?#=%+-]*)?"
+# A pull request's page: the PR (its conversation, `/files`, `/commits`, a comment's anchor),
+# or one of its commits (`/commits/<sha>`, `/changes/<sha>`): that commit, not the PR's head.
 _URL = re.compile(
     rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/"
-    rf"(?:pull/([0-9]+){_URL_TAIL}|commit/([0-9a-fA-F]+){_URL_TAIL}"
+    rf"(?:pull/([0-9]+)(?:/(?:commits|changes)/([0-9a-fA-F]{{7,64}}))?{_URL_TAIL}"
+    rf"|commit/([0-9a-fA-F]+){_URL_TAIL}"
     r"|tree/([^?#]+)(?:[?#][A-Za-z0-9._~/?#=%+-]*)?)"
 )
+# Pages that name no one commit to test, and what to write instead.
+_OTHER_PAGE = re.compile(rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/"
+                         r"(compare|blob|commits|tags|releases|pulls|issues)(?:[/?#]\S*)?")
+_PAGES = {"compare": "a comparison page", "blob": "a file page", "commits": "a commit list",
+          "tags": "a tag list", "releases": "a release page", "pulls": "a pull request list",
+          "issues": "an issue page"}
 # owner/repo/pull/N and the like: a GitHub page's path without its host.
-_PAGE = re.compile(rf"{REPOSITORY_NAME}/(?:pull|commit|tree)/\S+")
+_PAGE = re.compile(rf"{REPOSITORY_NAME}/(?:pull|commit|tree|compare|blob)/\S+")
 # Values that mean "nothing here" in a template: never a branch anyone meant.
 PLACEHOLDERS = frozenset({"none", "n/a", "na", "tbd", "todo", "null", "nil", "false", "no"})
 # Beyond git's rules, a branch or tag name may use only these (architecture §3): shell-safe.
@@ -248,15 +257,29 @@ def _other_repository(named: str, repository: str, value: str) -> ValueProblem |
 
 def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
     match = _URL.fullmatch(value)
+    other = _OTHER_PAGE.fullmatch(value) if not match else None
+    if other is not None and _other_repository(other.group(1), repository, value) is None:
+        return ValueProblem(f"`{value}` is {_PAGES[other.group(2)]}, which names no one commit "
+                            f"to test; write the pull request (`#1234`), the commit "
+                            f"(https://github.com/{repository}/commit/<full sha>) or the branch")
     if not match:
         return ValueProblem(f"`{value}` is not a supported URL; use "
                             f"https://github.com/{repository}/pull/<number>, "
                             f"https://github.com/{repository}/commit/<full sha> or "
                             f"https://github.com/{repository}/tree/<branch>")
-    named, pr_digits, sha, tree = match.groups()
+    named, pr_digits, pr_commit, sha, tree = match.groups()
     problem = _other_repository(named, repository, value)
     if problem:
         return problem
+    if pr_digits is not None and pr_commit is not None:
+        pull = _pull_request(pr_digits, value)
+        if isinstance(pull, ValueProblem):
+            return pull
+        if not FULL_SHA_ANY_CASE.fullmatch(pr_commit):
+            return ValueProblem(f"`{value}` names an abbreviated commit of pull request "
+                                f"#{pull.pr}; {full_sha_hint(pr_commit)}")
+        # That commit, not the pull request's moving head; `pr` says where it is from.
+        return RefSpec("commit", pr_commit.lower(), pr=pull.pr, sha=pr_commit.lower())
     if pr_digits is not None:
         return _pull_request(pr_digits, value)
     if tree is not None:  # the branch, tag or commit the page shows: as if written alone

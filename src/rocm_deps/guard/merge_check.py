@@ -22,7 +22,7 @@ from rocm_deps.contract.merge_check import Check, MergeCheckReport, PullState, V
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.event import event_context, read_event
-from rocm_deps.grammar.directives import MAX_BODY_BYTES, Finding, parse_body
+from rocm_deps.grammar.directives import MAX_BODY_BYTES, Finding, code_findings, parse_body
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.guard.manifest import tested_manifest
 from rocm_deps.messages import needs_token
@@ -55,8 +55,10 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
             report.pulls.append(number)
         where = f"pull request #{number}" if number is not None else "the body file"
         parsed = parse_body(body, settings.config.dependencies, settings.config.values)
-        report.errors += [Finding("error", f"{where}: {e.message}", e.line)
-                          for e in parsed.errors]
+        errors = [*parsed.errors, *(finding for finding in code_findings(
+            parsed, {*parsed.directives, *parsed.values}, settings.config.code_directives)
+            if finding.level == "error")]
+        report.errors += [Finding("error", f"{where}: {e.message}", e.line) for e in errors]
         pulls: dict[str, PullInfo] = {}
         for directive in parsed.directives.values():
             dependency = settings.config.dependency(directive.dependency)

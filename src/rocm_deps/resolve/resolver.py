@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rocm_deps.config import Config, DependencyConfig
+from rocm_deps.config import Config, DependencyConfig, ValueConfig
 from rocm_deps.config.profiles import check_value
 from rocm_deps.contract.overrides import Override, Source
 from rocm_deps.contract.resolve import ResolvedValue, ResolveReport
@@ -25,6 +25,7 @@ from rocm_deps.grammar.directives import (
     Finding,
     ParsedBody,
     ValueDirective,
+    code_findings,
     parse_body,
 )
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
@@ -56,6 +57,13 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     dispatch = {**context.dispatch_inputs, **settings.inputs}
     _unread_inputs(dispatch, config, report)
     _choose_values(settings, dispatch, parsed.values if trusted else {}, report)
+    # What names each dependency or value besides a code line: a body line, a dispatch
+    # input, --value. The lock file and defaults do not: they are not the author's words.
+    keyed: list[DependencyConfig | ValueConfig] = [*config.dependencies, *config.values]
+    named = {*directives, *(parsed.values if trusted else ()), *settings.values, *(
+        item.name for item in keyed if dispatch.get(item.dispatch_input, "").strip(WHITESPACE))}
+    for finding in code_findings(parsed, named, config.code_directives):
+        report.add(finding)
     lock = _read_lock(config)
     for dependency in config.dependencies:
         override = _choose(dependency, dispatch, directives, lock, report)
@@ -283,7 +291,28 @@ def _pinned(api: GitHubApi, repository: str, override: Override,
         else:
             report.notices.append(summary)
         return dataclasses.replace(override, sha=pull.head_sha)
+    if override.kind == "commit" and override.pr is not None and override.sha is not None:
+        return _commit_of_pull(api, repository, override, report)
     sha = api.commit(repository, override.sha or override.ref)
     if override.kind == "short-commit":
         return dataclasses.replace(override, ref=sha, sha=sha)  # install fetches the full SHA
     return dataclasses.replace(override, sha=sha)
+
+
+def _commit_of_pull(api: GitHubApi, repository: str, override: Override,
+                    report: ResolveReport) -> Override:
+    """A pull request's commit URL (`…/pull/N/commits/<sha>`) tests that commit: it must be
+    one of the pull request's, or the URL names something else than the author believes."""
+    from rocm_deps.github.api import ApiError
+
+    commits = api.pull_commits(repository, override.pr or 0)
+    if override.sha not in commits:
+        raise ApiError(f"{override.sha} is not one of the {len(commits)} commits of pull "
+                       f"request #{override.pr}; name one of its commits, or the pull request "
+                       f"itself (`#{override.pr}`) to test its head")
+    position = commits.index(override.sha) + 1
+    head = " (its head)" if position == len(commits) else f" (its head is {commits[-1][:12]})"
+    report.notices.append(f"{override.name}: testing commit {override.sha}, commit {position} "
+                          f"of {len(commits)} of #{override.pr}{head}")
+    return override
+

@@ -43,3 +43,4 @@ class ShownLine:
     code: CodeKind | None = None
     lead_code: str = ""
     cells: tuple[tuple[str, str, str], ...] = ()
+    code_from: int = 0  # the line a fenced code block that holds this line opens on

@@ -25,6 +25,7 @@ class Fence(Block):
     character: str
     length: int
     offset: int  # the opening fence's indentation, removed from the content lines
+    opened: int  # the line of the opening fence
     leaf = True
     verbatim = True
     closing = "</code></pre>"
@@ -47,7 +48,8 @@ class Fence(Block):
         """Code, reported so that a directive written inside a fence can be explained."""
         text = cursor.line[cursor.offset:]
         if text.strip(" \t"):
-            shown = ShownLine(number, cursor.line, text, text, code="fenced")
+            shown = ShownLine(number, cursor.line, text, text, code="fenced",
+                              code_from=self.opened)
             document.feed(lambda: document.shown.append(shown))
 
 
@@ -63,6 +65,6 @@ def open_fence(document: Document, cursor: Cursor, depth: int,
     offset = cursor.first_nonspace - cursor.offset
     language = line[fence.end():].strip(" \t").split(" ")[0].split("\t")[0]
     markup = f'<pre lang="{escape_as_cmark(language)}"><code>' if language else CODE_BLOCK
-    depth = document.add_child(depth, Fence(fence.group()[0], len(fence.group()), offset),
-                               markup)
+    depth = document.add_child(depth, Fence(fence.group()[0], len(fence.group()), offset,
+                                            document.number), markup)
     return Start.CONSUMED, depth  # the info string is not shown

@@ -1,0 +1,91 @@
+"""What a shown line displays, letter by letter (architecture §3): a directive is recognised
+by the text a reader sees, not by the Markdown written.
+
+The Markdown model (`markdown`) has already removed container markers, heading markers and
+hidden parts; what is left here is inline: a task list's box, emphasis and strong markers
+around the key or the line, strikethrough, and HTML entities decoded as GitHub decodes them
+(`ci&#45;sglang-pr:` shows as `ci-sglang-pr:`). Pure string functions, linear in the line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+_TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")
+DELIMITER_RUN = re.compile(r"\*{1,3}|_{1,3}")
+_STRIKE_RUN = re.compile(r"~~?(?!~)")
+# cmark's entities: decimal (1 to 7 digits), hexadecimal (1 to 6), named; always with `;`,
+# never after a back-slash, never inside a code span.
+_ENTITY = re.compile(r"(?<!\\)&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_BLANKS = str.maketrans("\n\r\t\f\v", "     ")
+MAX_LAYERS = 4  # `- [x] **~~ci-sglang-pr: #1~~**`: box, strong, strike; bounded
+
+
+@dataclass(frozen=True)
+class Display:
+    """A line's displayed text, and whether GitHub shows it struck through."""
+
+    text: str
+    struck: bool = False
+
+
+def display(text: str) -> Display:
+    """`text` as GitHub displays it: a leading task box, emphasis and strikethrough
+    around the line or its key removed, entities decoded."""
+    struck = False
+    for _ in range(MAX_LAYERS):
+        before = text
+        box = _TASK_BOX.match(text)
+        if box is not None:
+            text = text[box.end():]
+        text = without_delimiters(text, DELIMITER_RUN)
+        unstruck = without_delimiters(text, _STRIKE_RUN)
+        struck = struck or unstruck != text
+        text = unstruck.strip(" \t")
+        if text == before:
+            break
+    return Display(decode_entities(text), struck)
+
+
+def without_delimiters(text: str, run: re.Pattern[str]) -> str:
+    """`text` without the delimiter run it starts with and the run that closes it (`**key:**
+    value`, `*the line*`, `~~struck~~`): an opener followed by a non-blank, a closer of the
+    same length after a non-blank; `_` never closes inside a word. Unchanged when the run
+    opens nothing."""
+    opener = run.match(text)
+    if opener is None or opener.end() >= len(text) or text[opener.end()] in " \t":
+        return text
+    delimiter = opener.group()
+    position = opener.end()
+    while (close := text.find(delimiter, position)) >= 0:
+        after = close + len(delimiter)
+        position = close + 1
+        if text[close - 1] in " \t" or (after < len(text) and text[after] == delimiter[0]):
+            continue  # not right-flanking, or part of a longer run
+        if close > 0 and text[close - 1] == delimiter[0]:
+            continue
+        if delimiter[0] == "_" and after < len(text) and text[after].isalnum():
+            continue
+        return text[opener.end():close] + text[after:]
+    return text
+
+
+def decode_entities(text: str) -> str:
+    """HTML entities decoded as cmark decodes them, outside code spans; a decoded line break
+    or tab shows as a blank."""
+    if "&" not in text:
+        return text
+    pieces, position = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        pieces.append(_decode(text[position:span.start()]))
+        pieces.append(span.group())
+        position = span.end()
+    pieces.append(_decode(text[position:]))
+    return "".join(pieces)
+
+
+def _decode(text: str) -> str:
+    return _ENTITY.sub(lambda entity: html.unescape(entity.group()).translate(_BLANKS), text)

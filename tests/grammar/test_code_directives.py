@@ -1,0 +1,106 @@
+"""Directives GitHub shows as code: never applied; an error unless something else names the
+same dependency or value (then the code line is an example, and a notice says so)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.config import load_config
+from rocm_deps.grammar.directives import code_findings, parse_body
+from tests.conftest import Cli, EventWriter
+
+DEPENDENCIES = load_config(None).dependencies
+
+# Shaped like a real Miles description that meant its directive and got a green baseline run:
+# a summary, a "## Usage" heading, the directive alone in a ```text block.
+USAGE_IN_A_TEXT_BLOCK = """\
+Runs the ROCm suite against Megatron-LM pull request 84 before it merges.
+
+## Usage
+
+```text
+ci-megatron-pr: #84
+```
+"""
+
+
+def test_a_directive_alone_in_a_text_block_fails_the_resolve_naming_line_and_block(
+        cli: Cli, tmp_path: Path) -> None:
+    body = tmp_path / "description.md"
+    body.write_text(USAGE_IN_A_TEXT_BLOCK, encoding="utf-8")
+    result = cli("resolve", "--body-file", str(body))
+    assert result.code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("::error")]
+    assert errors == [
+        "::error title=rocm-deps%3A directive shown as code,line=6::line 6: `ci-megatron-pr: "
+        "#84` — GitHub shows this inside a fenced code block that opens on line 5, so it is "
+        "not applied and megatron would stay at the image's copy; to apply it, write "
+        "`ci-megatron-pr: #84` on a line of its own outside code (after a blank line), or "
+        "delete it"]
+    assert set(result.outputs) == {"report"}  # nothing decided: no skip flag
+
+
+@pytest.mark.parametrize(("body", "kind"), [
+    ("```text\nci-megatron-pr: #84\n```", "fenced"),
+    ("    ci-megatron-pr: #84", "indented"),
+    ("<pre>\nci-megatron-pr: #84\n</pre>", "pre"),
+    ("<code>ci-megatron-pr: #84</code>", "code"),
+    ("`ci-megatron-pr: #84`", "code span"),
+    ("| a | b |\n|---|---|\n| ci-megatron-pr: #84 | c |", "cell"),
+], ids=["fenced", "indented", "pre", "code", "code-span", "cell-of-several"])
+def test_a_code_line_is_an_example_when_another_line_names_the_dependency(
+        body: str, kind: str) -> None:
+    alone = parse_body(body, DEPENDENCIES)
+    [error] = code_findings(alone, set(alone.directives))
+    assert (error.level, alone.directives) == ("error", {})
+    with_the_real_one = parse_body(f"ci-megatron-pr: #85\n\n{body}", DEPENDENCIES)
+    [notice] = code_findings(with_the_real_one, set(with_the_real_one.directives))
+    assert notice.level == "notice"
+    assert notice.message.endswith("an example, not applied (megatron is named elsewhere)")
+    assert with_the_real_one.directives["megatron"].raw == "#85"
+
+
+def test_a_dispatch_input_makes_the_code_line_an_example(cli: Cli,
+                                                        write_event: EventWriter) -> None:
+    path = write_event(USAGE_IN_A_TEXT_BLOCK)
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", path,
+                 "--input", "ci_megatron_pr=#84")
+    assert result.code == 0, result.stderr
+    assert result.outputs["megatron_ref"] == "refs/pull/84/head"
+    assert "::notice title=rocm-deps::line 6: `ci-megatron-pr: #84` is shown inside a fenced " \
+           "code block that opens on line 5: an example, not applied" in result.stderr
+
+
+def test_code_directives_warn_downgrades_the_error(cli: Cli, tmp_path: Path) -> None:
+    body, config = tmp_path / "description.md", tmp_path / "rocm-deps.toml"
+    body.write_text(USAGE_IN_A_TEXT_BLOCK, encoding="utf-8")
+    config.write_text('code-directives = "warn"\n', encoding="utf-8")
+    result = cli("resolve", "--body-file", str(body), "--config", str(config))
+    assert result.code == 0, result.stderr
+    assert result.outputs["skip_dependency_install"] == "true"
+    assert "::warning title=rocm-deps%3A directive shown as code,line=6::line 6:" in result.stderr
+
+
+def test_a_value_directive_in_code_is_an_error_too(cli: Cli, tmp_path: Path) -> None:
+    body = tmp_path / "description.md"
+    body.write_text("Image:\n\n```\nci-image-tag: nightly-20261201\n```\n", encoding="utf-8")
+    result = cli("resolve", "--body-file", str(body), "--profile", "cuda")
+    assert result.code == 1
+    assert "so it is not applied and image-tag would keep its default" in result.stderr
+    assert "image_tag" not in result.outputs
+
+
+def test_a_comment_stays_silent() -> None:
+    """PR templates keep commented examples."""
+    parsed = parse_body("<!--\nci-megatron-pr: #84\n-->\n`x` text", DEPENDENCIES)
+    assert (parsed.findings, parsed.in_code, parsed.directives) == ((), (), {})
+
+
+def test_merge_check_fails_on_a_code_only_directive(cli: Cli, tmp_path: Path) -> None:
+    body = tmp_path / "description.md"
+    body.write_text(USAGE_IN_A_TEXT_BLOCK, encoding="utf-8")
+    result = cli("merge-check", "--body-file", str(body))
+    assert result.code == 1
+    assert "GitHub shows this inside a fenced code block that opens on line 5" in result.stderr
