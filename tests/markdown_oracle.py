@@ -115,3 +115,43 @@ class _Reader:
         if tag_name in self.open:  # an end tag with no open element is ignored
             self.open[tag_name] = max(0, self.open[tag_name] + (-1 if tag.startswith("</") else 1))
         return position + 1
+
+
+# Inline elements: their tags do not break the line of text. <del> (strikethrough) hides its
+# text here: the author struck it out.
+_INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input", "b", "i",
+                     "sup", "sub", "img", "br", "ins", "kbd", "mark", "q", "small", "u"})
+
+
+def shown_text_lines(body: str) -> list[str]:
+    """The lines of text a reader sees, as GitHub lays them out: block elements start a new
+    line, inline ones (emphasis, links, a task list's box) do not; code and struck-through
+    text are left out."""
+    document = render(body)
+    pieces: list[str] = []
+    position, struck = 0, {"del": 0, "s": 0, "strike": 0}
+    reader = _Reader(document)
+    while position < len(document):
+        if document[position] != "<":
+            end = document.find("<", position)
+            end = len(document) if end < 0 else end
+            if not (reader.open["pre"] or reader.open["code"] or any(struck.values())):
+                pieces.append(html.unescape(document[position:end]))
+            position = end
+            continue
+        end = reader._markup(position)
+        if end is None:
+            if not (reader.open["pre"] or reader.open["code"] or any(struck.values())):
+                pieces.append("<")
+            position += 1
+            continue
+        tag = _TAG_NAME.match(document, position)
+        name = tag.group(1).lower() if tag else ""
+        if name in struck:
+            # an end tag with no open element of its name is ignored, as the browser does
+            struck[name] = max(0, struck[name] + (-1 if document.startswith("</", position)
+                                                  else 1))
+        if name not in _INLINE:
+            pieces.append("\n")
+        position = end
+    return [line.strip() for line in "".join(pieces).split("\n") if line.strip()]

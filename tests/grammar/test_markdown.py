@@ -115,7 +115,7 @@ def test_a_directive_counts_exactly_when_github_shows_it(body: str, shown: bool,
 
 PREFIXES = ["", " ", "   ", "    ", "\t", "> ", ">", "> > ", ">>", "- ", "* ", "+ ", "1. ",
             "2) ", "  - ", "-   ", "- > ", "> - ", "1.  > ", "  ", "      ", " \t", "-\t", ">\t",
-            "1.\t", "  >  ", "-      "]
+            "1.\t", "  >  ", "-      ", "## ", "###### ", "- [x] ", "- [ ] ", "> ## "]
 PIECES = [
     "```", "````", "~~~", "~~~~", "```py", "``` `x`", "~~~ `x`", "<!--", "-->", "<!-- x -->",
     "<!-->", "<!--->", "x <!-- y", "y --> z", "<!-- a --> b <!-- c", "--!>", "<div>",
@@ -133,6 +133,10 @@ PIECES = [
     # GitHub's tag filter, and the HTML block kinds of the filtered tags
     "<style", "<style>", "</style>", '  type="text/css">', "<textarea>", "</textarea>",
     "<script>", "</script>", "<title>", "<xmp>", "<iframe>", "<noembed>", "<plaintext>",
+    # what GitHub shows differently from what is written: entities, emphasis, strikethrough,
+    # headings and their closing sequence, task boxes, rows of several cells
+    "&#45;", "&colon;", "&amp;lt;!--", "**", "*", "_", "~~", "~", "## x", "x ##", "[x]",
+    "[ ]", "| x | y |", "x | y", "<pre>x", "<code>x</code>", "</code> x",
 ]
 # How a line is built from a prefix, a piece and the directive.
 SHAPES = ["directive", "piece", "piece directive", "directive piece", "blank"]

@@ -229,16 +229,17 @@ class _Parser:
         after = _LEADING_CODE_SPAN.sub("", text, count=1) if text.startswith("`") else text
         if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
             return
-        displayed = display(text)
-        if displayed.struck:
+        displayed = display(text, markdown=not shown.raw_html)
+        if displayed.struck or shown.struck:
             if self._starts_with_key(displayed.text):
                 self._add("warning", shown.number, shown.source,
-                          "GitHub shows this line struck through, so it is not applied; to "
-                          "apply it, remove the `~~`")
+                          "GitHub shows this line struck through (`~~` or `<del>`), so it is "
+                          "not applied; to apply it, remove the strikethrough")
             return
-        self._text(shown.number, displayed.text, display(prose).text, shown.source)
+        self._text(shown.number, displayed.text,
+                   display(prose, markdown=not shown.raw_html).text, shown.source, shown.raw_html)
 
-    def _text(self, number: int, line: str, prose: str, source: str) -> None:
+    def _text(self, number: int, line: str, prose: str, source: str, raw_html: bool) -> None:
         invisible = find_invisible(line)
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
@@ -256,7 +257,7 @@ class _Parser:
             return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
         if match is not None and self._is_key(match.group("key")):
-            self._directive(number, source, match)
+            self._directive(number, source, match, markdown=not raw_html)
             return
         near_miss = self._near_miss(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
@@ -419,13 +420,16 @@ class _Parser:
         before = _TASK_BOX.sub("", line[:mention.start()])
         return not any(character.isalpha() for character in before)
 
-    def _directive(self, number: int, line: str, match: re.Match[str]) -> None:
+    def _directive(self, number: int, line: str, match: re.Match[str], *,
+                   markdown: bool = True) -> None:
         key = match.group("key")
         dependency = self.by_key.get(key.casefold())
         if dependency is None:
             self._add("error", number, line, self._unknown_key_message(key))
             return
-        rest = without_delimiters(match.group("rest").strip(" \t"), DELIMITER_RUN)  # **#1**
+        rest = match.group("rest").strip(" \t")
+        if markdown:
+            rest = without_delimiters(rest, DELIMITER_RUN)  # `**#1**` shows as `#1`
         quoted = _BACKTICKED.fullmatch(rest)
         value_match = quoted or _BARE.fullmatch(rest)
         assert value_match is not None  # _BARE matches any single line

@@ -32,9 +32,12 @@ class Display:
     struck: bool = False
 
 
-def display(text: str) -> Display:
+def display(text: str, *, markdown: bool = True) -> Display:
     """`text` as GitHub displays it: a leading task box, emphasis and strikethrough
-    around the line or its key removed, entities decoded."""
+    around the line or its key removed, entities decoded. Raw HTML (`markdown` False) has
+    its entities decoded, nothing else: a browser shows `**` there as it is."""
+    if not markdown:
+        return Display(decode_entities(text))
     struck = False
     for _ in range(MAX_LAYERS):
         before = text

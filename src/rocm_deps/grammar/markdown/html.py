@@ -41,11 +41,16 @@ class Browser:
         self.state = _DATA
         self.after_equals = False
         self.open_code = {"pre": 0, "code": 0}  # raw <pre> and <code> not yet closed
+        self.open_struck = {"del": 0, "s": 0, "strike": 0}  # raw strikethrough not closed
 
     @property
     def shows_code(self) -> bool:
         """Text read now is shown, as code (inside raw `<pre>` or `<code>`)."""
         return self.state == _DATA and self.in_code
+
+    @property
+    def in_struck(self) -> bool:
+        return any(self.open_struck.values())
 
     @property
     def in_code(self) -> bool:
@@ -57,8 +62,9 @@ class Browser:
     def markup(self, tags: str = "<x>") -> None:
         """cmark wrote tags of its own: only their quotes and `pre`/`code` names matter, so
         every other tag is written `<x>`."""
-        if self.state == _DATA and "pre" not in tags and "code" not in tags:
-            return  # a whole tag read in data changes nothing but the code count
+        if self.state == _DATA and "pre" not in tags and "code" not in tags and (
+                "del" not in tags):
+            return  # a whole tag read in data changes nothing but the code and struck counts
         self.read_raw(tags, 0, len(tags))
 
     def read_escaped(self, text: str) -> None:
@@ -68,9 +74,11 @@ class Browser:
             self._tag(escaped, 0, len(escaped))
 
     def read_raw(self, raw: str, start: int, end: int,
-                 code: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+                 code: list[tuple[int, int]] | None = None,
+                 struck: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
         """Read raw[start:end]; the parts shown as text. The parts shown as code (inside raw
-        `<pre>` or `<code>`) are added to `code` when it is given."""
+        `<pre>` or `<code>`) are added to `code`, those shown struck through (inside raw
+        `<del>`, `<s>`, `<strike>`) to `struck`, when they are given."""
         shown: list[tuple[int, int]] = []
         position = start
         while position < end:
@@ -92,6 +100,8 @@ class Browser:
                 if stop > position:
                     if not self.in_code:
                         shown.append((position, stop))
+                        if struck is not None and self.in_struck:
+                            struck.append((position, stop))
                     elif code is not None:
                         code.append((position, stop))
                 if opening < 0:
@@ -142,9 +152,10 @@ class Browser:
         name = _TAG_NAME.match(raw, start, end)
         if name is not None:
             tag = name.group("name").lower()
-            if tag in self.open_code:
-                closing = name.group().startswith("</")
-                self.open_code[tag] = max(0, self.open_code[tag] + (-1 if closing else 1))
+            closing = name.group().startswith("</")
+            for counts in (self.open_code, self.open_struck):
+                if tag in counts:
+                    counts[tag] = max(0, counts[tag] + (-1 if closing else 1))
             self.state, self.after_equals = _TAG, False
             return name.end()
         if rest.startswith(("<!", "<?", "</")):

@@ -45,6 +45,8 @@ class Inline:
         # (start, end): the code spans and raw HTML cmark-gfm found, whatever the browser
         # makes of them
         self.constructs: list[tuple[int, int]] = []
+        # (start, end): text shown struck through (inside raw <del>, <s>, <strike>)
+        self.struck: list[tuple[int, int]] = []
         self.scanned = False
 
     def shown(self) -> list[ShownLine]:
@@ -168,11 +170,13 @@ class Inline:
         if start < end and self.browser.hides_text():
             self.hidden.append((start, end, RAW_CODE if self.browser.shows_code else HIDDEN))
             self.browser.read_escaped(self.content[start:end])
+        elif start < end and self.browser.in_struck:
+            self.struck.append((start, end))
 
     def _raw(self, start: int, end: int) -> None:
         shown_from = start
         code: list[tuple[int, int]] = []
-        for begin, finish in self.browser.read_raw(self.content, start, end, code):
+        for begin, finish in self.browser.read_raw(self.content, start, end, code, self.struck):
             if begin > shown_from:
                 self._hide(shown_from, begin, code)
             shown_from = finish
@@ -220,8 +224,11 @@ class Inline:
             shown_text = "".join(text).strip(" \t")
             lead_code = " ".join(lead).strip(" \t")
             if shown_text or lead_code:
+                struck = any(begin < line_end and end > line_start and
+                             self.content[max(begin, line_start):min(end, line_end)].strip()
+                             for begin, end in self.struck)
                 shown.append(ShownLine(number, line, shown_text, "".join(prose).strip(" \t"),
-                                       lead_code=lead_code))
+                                       lead_code=lead_code, struck=struck))
             line_start = line_end + 1
         return shown
 

@@ -44,3 +44,5 @@ class ShownLine:
     lead_code: str = ""
     cells: tuple[tuple[str, str, str], ...] = ()
     code_from: int = 0  # the line a fenced code block that holds this line opens on
+    raw_html: bool = False  # a line of an HTML block: no Markdown inside, only entities
+    struck: bool = False  # shown inside raw `<del>`, `<s>` or `<strike>`

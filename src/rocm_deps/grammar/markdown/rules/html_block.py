@@ -57,7 +57,8 @@ class Html(Block):
 
         def read() -> None:
             code: list[tuple[int, int]] = []
-            visible = document.browser.read_raw(line, start, len(line), code)
+            struck: list[tuple[int, int]] = []
+            visible = document.browser.read_raw(line, start, len(line), code, struck)
             text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
             # What the line shows as code before any text: `<pre>` and `<code>` content.
             first_text = next((begin for begin, end in visible
@@ -67,7 +68,9 @@ class Html(Block):
             if text or lead:
                 document.shown.append(ShownLine(number, line, text, text,
                                                 code=None if text else "html",
-                                                lead_code=lead))
+                                                lead_code=lead, raw_html=True,
+                                                struck=any(line[begin:end].strip(" \t")
+                                                           for begin, end in struck)))
 
         document.feed(read)
         end = _ENDS.get(self.kind)

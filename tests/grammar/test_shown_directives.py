@@ -1,0 +1,98 @@
+"""Exactly what was named, or fail, held against GitHub's own engine: on generated bodies
+with every construct of a directive's line (entities, emphasis around the key or the line,
+headings, task lists, table rows under a table and rows of several cells, `<pre>`, `<code>`,
+code spans, strikethrough, code blocks and comments), every line whose text as cmark-gfm
+shows it starts with a configured key is applied with the value shown, or the resolve
+fails; and nothing is applied that GitHub does not show as text."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rocm_deps.config import load_config
+from rocm_deps.contract.resolve import ResolveReport
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.settings import ResolveSettings
+from tests.markdown_oracle import render, shown_text_lines
+
+CONFIG = load_config(None)
+KEY = re.compile(r"ci-sglang-pr[ \t]*:[ \t]*(?P<value>\S*)", re.IGNORECASE)
+
+KEYS = ["ci-sglang-pr", "ci&#45;sglang-pr", "ci&#x2D;sglang-pr", "CI-SGLang-PR",
+        "ci-sglang&#x2d;pr"]
+COLONS = [":", "&colon;", "&#58;"]
+# How a directive's line is written around the key `{k}`, its colon `{c}` and value `{v}`.
+SHAPES = [
+    "{k}{c} {v}", "**{k}{c}** {v}", "**{k}**{c} {v}", "*{k}{c} {v}*", "_{k}{c} {v}_",
+    "***{k}{c} {v}***", "{k}{c} **{v}**", "~~{k}{c} {v}~~", "~{k}{c} {v}~", "`{k}{c} {v}`",
+    "`{k}`{c} {v}", "<code>{k}{c} {v}</code>", "{k}{c} `{v}`", "Please set {k}{c} {v}",
+    "{k}{c} {v} (a note)", "| {k}{c} {v} |", "| {k}{c} {v} | x |", "{k}{c} {v} #",
+]
+PREFIXES = ["", "", "- ", "* ", "> ", "1. ", "## ", "# ", "- [x] ", "- [ ] ", "   ", "    ",
+            "> - ", "\t"]
+STRUCTURE = ["", "", "text", "| a | b |", "|---|---|", "| a |", "|---|", "```", "```text",
+             "~~~", "<pre>", "</pre>", "---", "===", "<!--", "-->", "<div>", "</div>",
+             "## Usage", "- item", "> quote", "<code>", "</code>", "<del>", "</del>", "<s>"]
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> str:
+    lines, number = [], 0
+    for _ in range(draw(st.integers(min_value=1, max_value=10))):
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(STRUCTURE)))
+            continue
+        number += 1
+        shape = draw(st.sampled_from(SHAPES))
+        line = shape.format(k=draw(st.sampled_from(KEYS)), c=draw(st.sampled_from(COLONS)),
+                            v=f"#{number}")
+        lines.append(draw(st.sampled_from(PREFIXES)) + line)
+    return "\n".join(lines)
+
+
+def resolve_text(body: str) -> ResolveReport:
+    with tempfile.TemporaryDirectory() as directory:
+        event = Path(directory) / "event.json"
+        event.write_text(json.dumps({"pull_request": {"number": 1, "body": body}}))
+        return resolve(ResolveSettings(config=CONFIG, event_name="pull_request",
+                                       event_path=event))
+
+
+def shown_values(body: str) -> list[str]:
+    """The value of every line GitHub shows starting with the key (its first word)."""
+    return [match.group("value") for line in shown_text_lines(body)
+            if (match := KEY.match(line)) is not None]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bodies())
+@example("## Usage\n\n```text\nci-megatron-pr: #84\n```")
+@example("| a | b |\n|---|---|\n| 1 | 2 |\nci-sglang-pr: #1")
+@example("ci&#45;sglang-pr: #1")
+@example("**ci-sglang-pr:** #30421\n\n## ci-sglang-pr: #30421\n\n- [x] ci-sglang-pr: #30421")
+def test_every_shown_directive_is_applied_as_shown_or_the_run_fails(body: str) -> None:
+    report = resolve_text(body)
+    shown = shown_values(body)
+    if report.errors:
+        # The run fails, quoting the lines: nothing is tested that was not named.
+        assert all(error.line > 0 for error in report.errors), report.errors
+        return
+    applied = report.overrides.get("sglang")
+    # Every line GitHub shows with the key at its start is applied, with the value shown
+    # (back-ticks quote a value: in Markdown it is shown as code, so the oracle sees the key
+    # and nothing after it; in raw HTML the back-ticks are shown).
+    for value in shown:
+        assert applied is not None, (body, render(body))
+        assert value.strip("`") in ("", applied.raw), (body, value, applied)
+    # Nothing is applied that GitHub does not show as text (outside code, not struck out).
+    anywhere = [match.group("value").strip("`*_") for line in shown_text_lines(body)
+                if (match := KEY.search(line)) is not None]
+    # ("" where the value is a code span: `ci-sglang-pr: `#1`` shows the key, then code)
+    assert applied is None or applied.raw in anywhere or "" in anywhere, (
+        body, render(body), applied)
