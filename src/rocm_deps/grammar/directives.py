@@ -22,6 +22,7 @@ from rocm_deps.grammar.display import DELIMITER_RUN, display, without_delimiters
 from rocm_deps.grammar.keys import KEY_CHARACTERS
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.markdown.shown import CodeKind
+from rocm_deps.grammar.near_miss import UNKNOWN_KEY, Keyed, NearMisses
 from rocm_deps.grammar.refs import (
     RefSpec,
     ValueProblem,
@@ -31,8 +32,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
-from rocm_deps.grammar.spelling import first_token, fold, one_edit
-from rocm_deps.messages import closest
+from rocm_deps.grammar.spelling import fold
 
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160
@@ -43,28 +43,11 @@ QUOTE_LIMIT = 160
 # \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), Unicode does not.
 _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16})"
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
-_UNKNOWN_KEY = r"ci-(?P<word>.{1,64})-pr"
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
 # Its key is made of the key alphabet (grammar.keys.KEY_CHARACTERS), in any letter case.
 _MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{keys})(?![\w-])"
             r"(?=[*_`\s\x1c-\x1f]*[:=])")
 
-# Patterns without Unicode-dependent classes: stdlib `re` serves every line.
-# A line whose key may be written almost right (architecture §3, near misses): markers, a word of
-# key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
-_NEAR_MISS_RE = re.compile(
-    r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}(?P<glued>[-*+](?=[A-Za-z]))?"
-    r"(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,100}?)"
-    r"(?P<separator>[ \t]*(?:[:=;,]|->|=>|[\u2013\u2014\u2192\u2212])[ \t]*"
-    r"|[ \t]+-[ \t]*|[ \t]+|$)(?P<value>.*)")
-# A value that can only be a ref: a PR number, a SHA, a URL, owner/repo#N, pull/N, refs/...
-_STRONG_VALUE = re.compile(r"#[0-9]{1,10}|[0-9a-fA-F]{7,64}|https?://\S+"
-                           r"|[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]{1,10}|pull/[0-9]{1,10}"
-                           r"|refs/\S+")
-# ... and the same found anywhere in a value: `(#1234)`, `[#1234](...)`, `PR #1234`.
-_STRONG_ANYWHERE = re.compile(r"#[0-9]{1,10}\b|\b[0-9a-fA-F]{40}\b|https?://[^\s<>()\[\]`\"']+")
-# A word that could be a branch name, when it is all the line holds after the key.
-_PLAIN_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,254}")
 _TASK_BOX = re.compile(r"\[[ xX]\]")
 _ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
@@ -73,7 +56,6 @@ _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
-_UNKNOWN_KEY_RE = re.compile(_UNKNOWN_KEY, re.IGNORECASE)
 
 Level = Literal["error", "warning", "notice"]
 # How GitHub shows a line of each kind of code block.
@@ -169,8 +151,6 @@ def parse_body(body: str | None, dependencies: Sequence[DependencyConfig],
     return _Parser(dependencies, values).parse(text)
 
 
-Keyed = DependencyConfig | ValueConfig
-
 
 class _Parser:
     def __init__(self, dependencies: Sequence[DependencyConfig],
@@ -185,15 +165,7 @@ class _Parser:
         self.in_code: list[CodeDirective] = []
         keys = "|".join(re.escape(key) for key in sorted(self.by_key, key=len, reverse=True))
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
-        # The keys written almost right: each configured key, and without `ci-` or `-pr`
-        # (the name alone, `sglang:`, is prose).
-        self.variants: dict[str, tuple[Keyed, str | None]] = {}
-        for dependency in keyed:
-            key = dependency.directive.casefold()
-            for variant, dropped in ((key, None), (key.removeprefix("ci-"), "ci-"),
-                                     (key.removesuffix("-pr"), "-pr")):
-                if variant and variant not in self.variants:
-                    self.variants[variant] = (dependency, dropped)
+        self.near_misses = NearMisses(keyed, self.names)
 
     def parse(self, text: str) -> ParsedBody:
         try:
@@ -246,7 +218,7 @@ class _Parser:
             cleaned = remove_invisible(line)
             cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned)
             if (cleaned_match is not None and self._is_key(cleaned_match.group("key"))) or (
-                    self._near_miss(cleaned) is not None):
+                    self.near_misses.message(cleaned) is not None):
                 self._add("error", number, source,
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
@@ -259,9 +231,9 @@ class _Parser:
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, source, match, markdown=not raw_html)
             return
-        near_miss = self._near_miss(line)
+        near_miss = self.near_misses.message(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
-            near_miss = self._near_miss("".join(fold(character) for character in line))
+            near_miss = self.near_misses.message("".join(fold(character) for character in line))
         if near_miss is not None:
             self._add("error", number, source, near_miss)
             return
@@ -282,7 +254,7 @@ class _Parser:
         shown = _ESCAPED_PUNCTUATION.sub(r"\1", line)
         match = _DIRECTIVE_LINE_RE.fullmatch(shown)
         if (match is None or match.group("key").casefold() not in self.by_key) and (
-                self._near_miss(shown) is None):
+                self.near_misses.message(shown) is None):
             return None
         return (f"GitHub shows this line as `{quote(shown)}`, but it is not applied because of "
                 f"the back-slashes; write it without them")
@@ -329,85 +301,9 @@ class _Parser:
         match = _DIRECTIVE_LINE_RE.fullmatch(text)
         return match is not None and self._is_key(match.group("key"))
 
-    def _near_miss(self, line: str) -> str | None:
-        """Why a line whose key is written almost right is not applied, and the exact line to
-        write; None for a line that is not a near miss (prose stays silent).
-
-        How sure the rule is that the author meant a directive decides what the value must
-        look like: the whole key with `_` and a colon, any value; the whole key without a
-        colon, one value-shaped word ending the line; a key lacking `ci-` or `-pr`, one
-        letter off, or with another separator, a value that can only be a ref (#123, a SHA, a
-        URL). So `ci-sglang: passed` and `ci-sglang-pr is broken on main` stay prose."""
-        match = _NEAR_MISS_RE.fullmatch(line)
-        if match is None:
-            return None
-        written = match.group("key")
-        folded = written.casefold().replace("_", "-")
-        dependency, dropped = self.variants.get(folded, (None, None))
-        if dependency is None:
-            dependency, dropped = self._one_letter_off(folded)
-        separator = match.group("separator").strip(" \t")
-        unknown = dependency is None and _UNKNOWN_KEY_RE.fullmatch(folded) is not None
-        if (dependency is None and not unknown) or (
-                dependency is not None and dropped is None and separator == ":"
-                and written.casefold() == dependency.directive.casefold()
-                and not match.group("glued")):
-            return None
-        value = match.group("value").strip(" \t")
-        token, rest = first_token(value)
-        whole_key = dropped is None and dependency is not None
-        if separator in ("", "="):  # no colon: one value-shaped word ending the line
-            sure = not rest and (_STRONG_VALUE.fullmatch(token) is not None or (
-                whole_key and _PLAIN_VALUE.fullmatch(token) is not None))
-            sure = sure or (separator == "=" and _STRONG_ANYWHERE.search(value) is not None)
-        elif separator == ":" and whole_key:
-            sure = True
-        else:
-            sure = _STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
-        if not sure and isinstance(dependency, ValueConfig):
-            # A tag or a number never looks like a ref: one word valid for the value's kind,
-            # alone after the key, is what the author meant.
-            sure = bool(token) and not rest and check_value(token, dependency.kind) is None
-        if not sure:
-            return None
-        if dependency is None:
-            return self._unknown_key_message(written)
-        return self._near_miss_message(dependency, written, folded, dropped, separator,
-                                       bool(match.group("glued")), token, value)
-
-    def _near_miss_message(self, dependency: Keyed, written: str, folded: str,
-                           dropped: str | None, separator: str, glued: bool,
-                           token: str, value: str) -> str:
-        problems = []
-        if glued:
-            problems.append("a list marker needs a space after it")
-        if written.casefold() != folded:
-            problems.append(f"`{written}` has `_` where the key has `-`" + (
-                " (that is the dispatch input's name)"
-                if written.casefold() == dependency.dispatch_input.casefold() else ""))
-        if dropped == "typo":
-            problems.append(f"`{written}` is one letter off `{dependency.directive}`")
-        elif dropped is not None:
-            problems.append(f"the key lacks `{dropped}`")
-        if separator == "":
-            problems.append("there is no `:` after the key")
-        elif separator != ":":
-            problems.append(f"`{separator}` stands where the key needs `:`")
-        example, problem = _example(dependency, token, value)
-        also = f" (and the value: {problem})" if problem else ""
-        return (f"this is not applied: {'; '.join(problems)}. Write "
-                f"`{dependency.directive}: {example}`{also}")
-
-    def _one_letter_off(self, folded: str) -> tuple[Keyed | None, str | None]:
-        """A configured key one edit away (a letter added, dropped, changed or two swapped)."""
-        for key, dependency in self.by_key.items():
-            if one_edit(folded, key):
-                return dependency, "typo"
-        return None, None
-
     def _is_key(self, key: str) -> bool:
         folded = key.casefold()
-        return folded in self.by_key or _UNKNOWN_KEY_RE.fullmatch(folded) is not None
+        return folded in self.by_key or UNKNOWN_KEY.fullmatch(folded) is not None
 
     def _looks_like_directive(self, line: str) -> bool:
         """A key followed by `:` or `=` with only markup before it (emphasis, a task box, a
@@ -425,7 +321,7 @@ class _Parser:
         key = match.group("key")
         dependency = self.by_key.get(key.casefold())
         if dependency is None:
-            self._add("error", number, line, self._unknown_key_message(key))
+            self._add("error", number, line, self.near_misses.unknown_key_message(key))
             return
         rest = match.group("rest").strip(" \t")
         if markdown:
@@ -508,34 +404,8 @@ class _Parser:
                       f"`{directive.key}` is given twice with different values: `{earlier.raw}` "
                       f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
 
-    def _unknown_key_message(self, key: str) -> str:
-        match = _UNKNOWN_KEY_RE.fullmatch(key.replace("_", "-"))
-        word = match.group("word") if match else key
-        close = closest(word.casefold(), self.names, cutoff=0.5)
-        keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
-        directive = next((dependency.directive for dependency in self.by_key.values()
-                          if dependency.name == close), "")
-        hint = f"did you mean `{close}` (`{directive}`)? " if close else ""
-        return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
-                f"An unknown key is an error so that a typo cannot silently test the image's "
-                f"baseline instead")
-
     def _add(self, level: Level, number: int, line: str, message: str) -> None:
         self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
-
-
-def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
-    """The value to show in the line to write, and what is wrong with it (None: nothing)."""
-    if isinstance(item, ValueConfig):
-        return token or "VALUE", check_value(token, item.kind) if token else None
-    example = f"#{token}" if token.isdigit() else token or "#1234"
-    spec = classify(example, item.repository)
-    strong = _STRONG_ANYWHERE.search(value)
-    if strong is not None and (isinstance(spec, ValueProblem)  # `#1234.`, `[#1234](...)`
-                               or _STRONG_VALUE.fullmatch(token) is None):  # `PR #1234`
-        example = strong.group()
-        spec = classify(example, item.repository)
-    return example, spec.message if isinstance(spec, ValueProblem) else None
 
 
 def code_findings(parsed: ParsedBody, named: set[str],
