@@ -62,8 +62,7 @@ def test_pr_is_pinned_to_head_sha_with_one_request(resolve_with_token: ResolveWi
     assert result.outputs["sglang_ref"] == "refs/pull/30421/head"
     assert json.loads(result.outputs["overrides"])["sglang"]["sha"] == PR_HEAD
     assert github.requests == ["/api/v3/repos/sgl-project/sglang/pulls/30421"]
-    assert github.authorizations == [f"token {TOKEN}"] or github.authorizations == [
-        f"Bearer {TOKEN}"]
+    assert github.authorizations == [f"token {TOKEN}"]  # PyGithub's Auth.Token, as pinned
     assert "feature-30421 into main" in result.summary
 
 
@@ -278,3 +277,28 @@ def test_an_answer_that_drips_in_meets_the_overall_deadline(
     # The client gave up part of the way: one answer, begun and never read to its end.
     [(sent, size)] = github.dripped
     assert 0 < sent < size
+
+
+EARLIER = "e1" * 20
+
+
+def test_a_pull_request_commit_url_tests_that_commit_not_the_head(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    github.repository("sgl-project/sglang").add_pull(30500, PR_HEAD[::-1], earlier=(EARLIER,))
+    url = f"https://github.com/sgl-project/sglang/pull/30500/commits/{EARLIER}"
+    result = resolve_with_token(f"ci-sglang-pr: {url}")
+    assert result.code == 0, result.stderr
+    assert (result.outputs["sglang_ref"], result.outputs["sglang_sha"]) == (EARLIER, EARLIER)
+    assert github.requests == ["/api/v3/repos/sgl-project/sglang/pulls/30500/commits"]
+    assert (f"sglang: testing commit {EARLIER}, commit 1 of 2 of #30500 (its head is "
+            f"{PR_HEAD[::-1][:12]})") in result.stderr
+
+
+def test_a_commit_url_of_another_pull_request_fails(
+        resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
+    url = f"https://github.com/sgl-project/sglang/pull/30421/commits/{EARLIER}"
+    result = resolve_with_token(f"ci-sglang-pr: {url}")
+    assert result.code == 1
+    assert (f"{EARLIER} is not one of the 1 commits of pull request #30421; name one of its "
+            f"commits, or the pull request itself (`#30421`) to test its head") in result.stderr
+    assert set(result.outputs) == {"report"}
