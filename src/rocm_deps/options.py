@@ -90,10 +90,10 @@ OPTIONS: tuple[Option, ...] = (
            "dependency pull request is open or closed unmerged; forbid-overrides: fail while "
            "anything is named; warn: annotate only", default="require-merged",
            choices=get_args(Policy)),
-    Option("require-tested", ("merge-check",), "also fail when a named dependency pull "
-           "request's head moved since the run in the manifest comment tested it (no manifest: "
-           "fail on merge_group, warn on pull_request)", default="false", boolean=True,
-           switch=True),
+    Option("require-tested", ("merge-check",), "also fail when a commit the description names "
+           "is not the one the run in the manifest comment tested (a moved pull request head, "
+           "another SHA, a branch; no manifest: fail on merge_group, warn on pull_request)",
+           default="false", boolean=True, switch=True),
     Option("report", ("comment",), "a report of this run: the resolve report (`--format json` "
            "or the `report` output) and the GPU jobs' install reports; repeatable (action: "
            "one file per line)", "F", repeatable=True),

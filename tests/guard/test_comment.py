@@ -479,13 +479,55 @@ def test_a_manifest_for_another_repository_does_not_count(guard: Guard,
     assert "sgl-project/sglang#102 was not tested" in result.stderr
 
 
-def test_a_branch_gets_a_warning_that_it_is_not_checked_for_staleness(
-        guard: Guard, github: FakeGitHub) -> None:
+SHA_A, SHA_B = "a" * 40, "b" * 40
+
+
+def test_a_branch_fails_require_tested_once_a_manifest_exists(
+        comment: Run, guard: Guard, github: FakeGitHub) -> None:
     github.repository("sgl-project/sglang").branches["feature-x"] = "4" * 40
+    assert comment("ci-sglang-pr: feature-x").code == 0
     result = guard("ci-sglang-pr: feature-x")
-    assert result.code == 0
-    assert ("::warning title=rocm-deps%3A not checked for staleness::`ci-sglang-pr: "
-            "feature-x` names a branch or tag") in result.stderr
+    assert result.code == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["message"] == (
+        "pull request #7: `ci-sglang-pr: feature-x` names a branch or tag, which moves "
+        "without a trace: --require-tested cannot confirm that what was tested is what it "
+        "names now. Name the pull request or the commit SHA")
+
+
+def test_a_sha_edited_after_the_run_fails_require_tested(
+        comment: Run, guard: Guard, github: FakeGitHub) -> None:
+    """The manifest says SHA A was tested; the description now names SHA B."""
+    github.repository("sgl-project/sglang").commits += [SHA_A, SHA_B]
+    assert comment(f"ci-sglang-pr: {SHA_A}").code == 0
+    assert guard(f"ci-sglang-pr: {SHA_A}").code == 0  # still what was tested
+    result = guard(f"ci-sglang-pr: {SHA_B}")
+    assert result.code == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["message"] == (
+        f"pull request #7: `ci-sglang-pr: {SHA_B}` names {SHA_B}, but the manifest of {RUN} "
+        f"says {SHA_A} of sgl-project/sglang was tested: re-run the suite so that CI tests it")
+
+
+def test_a_sha_never_tested_fails_a_merge_group_without_a_manifest(guard: Guard) -> None:
+    result = guard(f"ci-sglang-pr: {SHA_A}", event="merge_group")
+    assert result.code == 1
+    assert "::error title=rocm-deps%3A not tested::pull request #7 has no manifest comment" \
+        in result.stderr
+
+
+@pytest.mark.parametrize("event", ["merge_group", "pull_request"])
+def test_an_unreadable_bot_manifest_is_an_error_on_every_event(
+        guard: Guard, github: FakeGitHub, event: str) -> None:
+    """A second data block (a quoted value) must not read as "no manifest, warn"."""
+    block = Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head",
+                                                   HEAD_102, 102)}).data_block()
+    github.repository("radixark/miles").add_comment(
+        7, "github-actions[bot]", f"{MANIFEST_MARKER}\n{block}\n{block}")
+    result = guard("ci-sglang-pr: #102", event=event)
+    assert result.code == 1
+    assert "::error title=rocm-deps%3A unreadable manifest::pull request #7: the manifest " \
+           "comment by github-actions[bot] cannot be read" in result.stderr
 
 
 def test_require_tested_fails_closed_on_a_group_it_cannot_identify_even_under_warn(

@@ -164,9 +164,15 @@ def look_alikes(comments: Sequence[IssueComment], author: str) -> list[IssueComm
             if comment.author != author and comment.body.startswith(MANIFEST_MARKER)]
 
 
+# The bot's comment carries the marker but no manifest this version can read.
+UNREADABLE: Literal["unreadable"] = "unreadable"
+
+
 def tested_manifest(api: GitHubApi, repository: str, number: int,
-                    author: str) -> Manifest | None:
-    """What the bot's manifest comment on pull request `number` says was tested."""
+                    author: str) -> Manifest | Literal["unreadable"] | None:
+    """What the bot's manifest comment on pull request `number` says was tested; None when
+    there is no such comment, UNREADABLE when there is one that cannot be read (a quoted
+    value must not make the guard believe nothing was ever tested)."""
     from rocm_deps.github.api import ApiError
 
     try:
@@ -175,7 +181,10 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
         raise FatalError(f"could not read the comments of pull request #{number}: "
                          f"{error}") from None
     own = own_manifest(comments, author)
-    return read_manifest(own.body) if own is not None else None
+    if own is None:
+        return None
+    manifest = read_manifest(own.body)
+    return UNREADABLE if manifest is None else manifest
 
 
 def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> tuple[Upsert, list[int]]:

@@ -18,13 +18,20 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import REPOSITORY
+from rocm_deps.contract.manifest import Manifest
 from rocm_deps.contract.merge_check import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.event import event_context, read_event
-from rocm_deps.grammar.directives import MAX_BODY_BYTES, Finding, code_findings, parse_body
+from rocm_deps.grammar.directives import (
+    MAX_BODY_BYTES,
+    Directive,
+    Finding,
+    code_findings,
+    parse_body,
+)
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.guard.manifest import tested_manifest
+from rocm_deps.guard.manifest import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
 from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings
@@ -68,23 +75,18 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
                     else None)
             if pull is not None:
                 pulls[directive.dependency] = pull
-            elif settings.require_tested and directive.spec.kind == "ref":
-                report.warnings.append(Finding("warning", (
-                    f"`{directive.key}: {directive.raw}` names a branch or tag, which can move "
-                    f"without a trace here: --require-tested checks pull requests only. Name "
-                    f"the pull request or a commit SHA"), directive.line,
-                    title="rocm-deps: not checked for staleness"))
             state, merged = _state(pull, dependency.repository, directive.spec.pr, settings)
             verdict, reason = judge(settings.policy, directive.key, directive.raw, state,
                                      merged, dependency.repository, directive.spec.pr)
             report.checks.append(Check(number, directive.dependency, directive.raw,
                                        directive.line, state, verdict, reason))
-        if settings.require_tested and api is not None and pulls:
+        if settings.require_tested and api is not None and parsed.directives:
             if number is None:
                 raise UsageError("merge-check --require-tested reads the manifest comment of "
                                  "a pull request: give the event (--event-path, "
                                  "--event-name) with --body-file")
-            require_tested(settings, api, _repository(payload), number, pulls, report)
+            require_tested(settings, api, _repository(payload), number, parsed.directives,
+                           pulls, report)
     if not report.pulls and settings.body_file is None:
         report.notices.append(f"this `{settings.event_name or 'unknown'}` event names no pull "
                               f"request: nothing to check")
@@ -205,10 +207,19 @@ def _unique(numbers: list[int], last: int) -> list[int]:
 
 
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
-                   pulls: Mapping[str, PullInfo], report: MergeCheckReport) -> None:
-    """Beside the policy (architecture §10): every dependency pull request named must still be at
-    the head the manifest comment says CI tested."""
+                   directives: Mapping[str, Directive], pulls: Mapping[str, PullInfo],
+                   report: MergeCheckReport) -> None:
+    """Beside the policy (architecture §10): every commit the description names must be the one
+    the manifest comment says CI tested: a pull request's head now, a SHA as written; a
+    branch moves without a trace, so it cannot be confirmed."""
     manifest = tested_manifest(api, repository, number, settings.bot_login)
+    if manifest == UNREADABLE:
+        report.errors.append(Finding("error", (
+            f"pull request #{number}: the manifest comment by {settings.bot_login} cannot be "
+            f"read (a second data block, or a data block that is not this version's): it "
+            f"cannot say what was tested. Re-run the suite's `comment` step to rewrite it"),
+            title="rocm-deps: unreadable manifest"))
+        return
     if manifest is None:
         message = (f"pull request #{number} has no manifest comment by {settings.bot_login}: "
                    f"nothing says which dependency commits CI tested")
@@ -222,6 +233,9 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
                                            title="rocm-deps: not tested yet"))
         return
     run = manifest.run or "the suite"
+    for directive in directives.values():
+        if directive.spec.kind != "pr":
+            _check_commit(settings, api, number, directive, manifest, report)
     for name, pull in pulls.items():
         dependency = settings.config.dependency(name)
         target = f"{dependency.repository}#{pull.number}"
@@ -238,6 +252,37 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
                 f"pull request #{number}: {target} moved since it was tested: tested "
                 f"{tested.sha}, head now {pull.head_sha}. Re-run {run} so that CI tests the "
                 f"new head"), title="rocm-deps: tested dependency moved"))
+
+
+def _check_commit(settings: MergeCheckSettings, api: GitHubApi, number: int,
+                  directive: Directive, manifest: Manifest, report: MergeCheckReport) -> None:
+    """A commit (or a ref) the description names, held to the manifest's tested SHA."""
+    from rocm_deps.github.api import ApiError
+
+    dependency = settings.config.dependency(directive.dependency)
+    named = f"`{directive.key}: {directive.raw}`"
+    if directive.spec.kind == "ref":
+        report.errors.append(Finding("error", (
+            f"pull request #{number}: {named} names a branch or tag, which moves without a "
+            f"trace: --require-tested cannot confirm that what was tested is what it names "
+            f"now. Name the pull request or the commit SHA"), directive.line,
+            title="rocm-deps: not checkable"))
+        return
+    wanted = directive.spec.sha
+    if wanted is None:  # an abbreviated SHA: the commit it names now
+        try:
+            wanted = api.commit(dependency.repository, directive.spec.ref)
+        except ApiError as error:
+            raise FatalError(f"could not expand {named}: {error}") from None
+    tested = manifest.tested.get(directive.dependency)
+    if tested is not None and tested.sha == wanted and (
+            tested.repository.lower() == dependency.repository.lower()):
+        return
+    report.errors.append(Finding("error", (
+        f"pull request #{number}: {named} names {wanted}, but the manifest of "
+        f"{manifest.run or 'the suite'} says {tested.sha if tested and tested.sha else 'no commit'}"
+        f" of {dependency.repository} was tested: re-run the suite so that CI tests it"),
+        directive.line, title="rocm-deps: not tested"))
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:
