@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
+from rocm_deps.files import without_lone_surrogates
+
 AnnotationLevel = Literal["error", "warning", "notice"]
 OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # GitHub refuses a step summary over 1 MiB (and every explanation in it would be lost).
@@ -72,7 +74,9 @@ class Runner:
     secrets_to_hide: list[str] = field(default_factory=list)
 
     def hide(self, text: str) -> str:
-        """`text` with every registered secret replaced: applied to every channel."""
+        """`text` with every registered secret replaced, and ready for a UTF-8 channel (a
+        lone surrogate from hostile JSON becomes U+FFFD): applied to every channel."""
+        text = without_lone_surrogates(text)
         for secret in self.secrets_to_hide:
             text = text.replace(secret, "***")
         return text

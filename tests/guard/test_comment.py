@@ -572,3 +572,31 @@ def test_comment_needs_exactly_one_resolve_report(comment: Run, github: FakeGitH
     assert result.code == 2
     assert "comment needs exactly one resolve report among --report files" in result.stderr
     assert github.log == []
+
+
+@pytest.mark.parametrize("raw", [FORGED, "#102 \ud800 lone", f"#102 {FORGED} \udfff"],
+                         ids=["forged-data-block", "lone-surrogate", "both"])
+def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
+        comment: Run, guard: Guard, cli: Cli, github: FakeGitHub, tmp_path: Path,
+        config: Path, write_event: EventWriter, raw: str) -> None:
+    """The `raw` a fork's artifact carries is quoted in the "named by" cell: it makes no
+    second data block and no crash, and the guard still sees the dependency move."""
+    assert comment("ci-sglang-pr: #102").code == 0
+    report = tmp_path / "resolve-0.json"
+    document = json.loads(report.read_text())
+    document["overrides"]["sglang"]["raw"] = raw
+    report.write_text(json.dumps(document))  # \ud800 is written as the escape it is in JSON
+    event = write_event("ci-sglang-pr: #102", number=7, repository="radixark/miles")
+    result = cli("comment", "--event-name", "pull_request", "--event-path", event,
+                 "--config", str(config), "--report", str(report),
+                 "--report", str(installed_everything(document, tmp_path)),
+                 "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json",
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+    assert result.code == 0, result.stderr
+    [posted] = thread(github)
+    assert posted["body"].count("<!-- rocm-deps:data") == 1
+    assert read_manifest(posted["body"]) is not None
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    moved = guard("ci-sglang-pr: #102", event="pull_request")
+    assert moved.code == 1
+    assert "moved since it was tested" in moved.stderr

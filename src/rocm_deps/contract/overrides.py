@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from rocm_deps.errors import UsageError
+from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_ref_format
 
 # The version of the resolve and install reports and of the `overrides` document.
@@ -73,6 +74,7 @@ class Override:
         raw = entry.get("raw", ref)
         if not isinstance(raw, str):
             raise fail("`raw` must be a string")
+        raw = without_lone_surrogates(raw)  # JSON can hold one; no UTF-8 channel can
         return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
                    line=_optional_int(entry.get("line"), "line", fail),
                    pr=_optional_int(entry.get("pr"), "pr", fail))

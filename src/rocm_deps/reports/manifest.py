@@ -65,7 +65,8 @@ def _row(row: ManifestRow) -> list[str]:
                   f"install report says it was installed")
     else:
         tested = "unknown: no install report says it was installed"
-    return [markdown_cell(row.name), markdown_cell(named), _pull(row), tested, _patches(row),
+    # `named` quotes the report's `raw`: hostile text, escaped like every other quoted value.
+    return [markdown_cell(row.name), _cell(named), _pull(row), tested, _patches(row),
             _installs(row)]
 
 
