@@ -81,3 +81,15 @@ def test_invalid_documents_are_usage_errors(document: object, message: str) -> N
         overrides_from_json(document, NAMES, "test")
     assert message in caught.value.message
     assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize("ref", ["feature/$(id)", "a;b", "x`y`", "a'b", 'a"b', "a&b", "a|b",
+                                 "a\\b"],
+                         ids=["subshell", "semicolon", "backtick", "quote", "double-quote",
+                              "ampersand", "pipe", "backslash"])
+def test_a_shell_unsafe_ref_in_an_overrides_document_is_refused(ref: str) -> None:
+    """The document crosses jobs through workflow outputs: it is checked again, as strictly as
+    resolve checks a directive, before a ref reaches install's outputs."""
+    with pytest.raises(UsageError) as caught:
+        overrides_from_json({"sglang": {"ref": ref}}, ("sglang",), "--overrides")
+    assert caught.value.message.startswith(f"--overrides: `sglang`: ref {ref!r} is not valid")

@@ -399,3 +399,22 @@ def test_an_empty_description_or_a_dispatch_gets_no_hint(cli: Cli, write_event: 
     assert result.code == 0, result.stderr
     assert "no PR body was found" not in result.stderr
     assert result.outputs["skip_dependency_install"] == "true"
+
+
+@pytest.mark.parametrize(("association", "source"), [("NONE", None), ("MEMBER", "lock")])
+def test_an_untrusted_authors_lock_file_is_not_read_under_a_privileged_event(
+        write_event: EventWriter, tmp_path: Path, cli: Cli, association: str,
+        source: str | None) -> None:
+    """Under pull_request_target the working directory may hold the author's checkout."""
+    lock = tmp_path / "release-lock.json"
+    lock.write_text(json.dumps({"sglang_commit": SHA}))
+    config = tmp_path / "lock.toml"
+    config.write_text(f'lock-file = "{lock}"\n')
+    result = cli("resolve", "--event-name", "pull_request_target", "--event-path",
+                 write_event("just a fix", association=association), "--config", str(config),
+                 "--format", "json")
+    assert result.code == 0, result.stderr
+    overrides = json.loads(result.outputs["overrides"])
+    assert overrides.get("sglang", {}).get("source") == source
+    notice = f"the lock file {lock} is not read: this privileged event's pull request author"
+    assert (notice in result.stderr) is (source is None)

@@ -190,3 +190,16 @@ def test_prose_about_the_image_tag_stays_silent(cli: Cli, write_event: EventWrit
                              "--profile", "cuda")
     assert result.code == 0, result.stderr
     assert report["warnings"] == [] and report["values"]["image-tag"]["source"] == "default"
+
+
+@pytest.mark.parametrize("inputs", [{"ci_image_tag": "bad\ntag"}, {"ci_image_tag": "a/b:c"}],
+                         ids=["newline", "image-name"])
+def test_a_refused_value_is_not_reported_as_the_value(cli: Cli, write_event: EventWriter,
+                                                     inputs: dict[str, str]) -> None:
+    path = write_event(payload={"inputs": inputs})
+    result = cli("resolve", "--event-name", "workflow_dispatch", "--event-path", path,
+                 "--format", "json")
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])
+    assert report["values"] == {}  # not the refused text, and not the default either
+    assert "image-tag from the dispatch input `ci_image_tag`" in report["errors"][0]["message"]

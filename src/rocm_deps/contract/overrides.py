@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
-from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_ref_format
+from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref
 
 # The version of the resolve and install reports and of the `overrides` document.
 REPORT_VERSION = 1
@@ -52,7 +52,7 @@ class Override:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("ref"), str):
             raise fail("needs an object with a string `ref`")
         ref = entry["ref"]
-        problem = check_ref_format(ref)
+        problem = check_output_ref(ref)
         if problem:
             raise fail(f"ref {ref!r} is not valid: {problem}")
         sha = entry.get("sha")

@@ -83,6 +83,25 @@ INVISIBLE_CHARACTERS = frozenset(
     + "".join(chr(code) for code in range(0xE0100, 0xE01F0)))    # variation selectors supplement
 
 
+def check_output_ref(ref: str) -> str | None:
+    """Why `ref` may not be written to an output (git's rules, then shell-safety: the outputs
+    end up in other people's `run:` scripts), or None."""
+    problem = check_ref_format(ref)
+    if problem is not None:
+        return problem
+    unsafe = _unsafe_character(ref)
+    if unsafe is not None:
+        return (f"contains {unsafe!r}: a ref here may use only letters, digits and . _ / + - "
+                f"(it is copied into outputs that other workflows' scripts use)")
+    return None
+
+
+def _unsafe_character(ref: str) -> str | None:
+    """The first character of `ref` outside the shell-safe set, or None."""
+    return next((character for character in ref
+                 if not _SHELL_SAFE_REF.fullmatch(character)), None)
+
+
 def is_invisible(character: str) -> bool:
     return (not character.isascii()
             and (character in INVISIBLE_CHARACTERS
@@ -223,8 +242,8 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     reason = check_ref_format(value)
     if reason:
         return ValueProblem(f"`{value}` is not a valid branch or tag name: {reason}")
-    if not _SHELL_SAFE_REF.fullmatch(value):
-        unsafe = next(character for character in value if not _SHELL_SAFE_REF.fullmatch(character))
+    unsafe = _unsafe_character(value)
+    if unsafe is not None:
         return ValueProblem(f"`{value}` contains {unsafe!r}: a branch or tag name here may use "
                             f"only letters, digits and . _ / + - (the name is copied into "
                             f"outputs that other workflows' scripts use); give the branch's "

@@ -64,7 +64,7 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         item.name for item in keyed if dispatch.get(item.dispatch_input, "").strip(WHITESPACE))}
     for finding in code_findings(parsed, named, config.code_directives):
         report.add(finding)
-    lock = _read_lock(config)
+    lock = _read_lock(config) if _author_trusted(settings, context) else _no_lock(config, report)
     for dependency in config.dependencies:
         override = _choose(dependency, dispatch, directives, lock, report)
         if override is not None:
@@ -133,12 +133,11 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
     refs, and the values the body may set (an image tag chooses code that runs too)."""
     body_values = [value for value in settings.config.values
                    if value.name in parsed.values and value.from_body]
-    if not context.privileged or not (parsed.directives or parsed.errors or body_values):
+    if _author_trusted(settings, context) or not (parsed.directives or parsed.errors
+                                                   or body_values):
         return True
     trusted = {association.upper() for association in settings.trusted_associations}
     association = (context.author_association or "UNKNOWN").upper()
-    if association in trusted:
-        return True
     report.errors.append(Finding(
         "error",
         f"the pull request body names dependency refs or values, but under "
@@ -149,6 +148,26 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
         f"must not choose the code that runs. A maintainer can start a `workflow_dispatch` run "
         f"with the ci_<name>_pr inputs instead.", title="rocm-deps: untrusted author"))
     return False
+
+
+def _author_trusted(settings: ResolveSettings, context: EventContext) -> bool:
+    """Whether this run's PR author may choose code that runs: always, but under privileged
+    events only for the trusted associations (architecture §4)."""
+    if not context.privileged:
+        return True
+    trusted = {association.upper() for association in settings.trusted_associations}
+    return (context.author_association or "UNKNOWN").upper() in trusted
+
+
+def _no_lock(config: Config, report: ResolveReport) -> Mapping[str, Any]:
+    """Under a privileged event an untrusted author's checkout may hold the lock file: it is
+    not read, and a notice says so."""
+    if config.lock_file is not None:
+        report.notices.append(f"the lock file {config.lock_file} is not read: this privileged "
+                              f"event's pull request author is not trusted "
+                              f"(input `trusted-associations`), and the working directory may "
+                              f"hold their checkout")
+    return {}
 
 
 def _unread_inputs(dispatch: Mapping[str, str], config: Config, report: ResolveReport) -> None:
@@ -179,12 +198,16 @@ def _choose_values(settings: ResolveSettings, dispatch: Mapping[str, str],
                 f"`{settings.config.profile}` profile {value.name} comes from the dispatch input "
                 f"`{value.dispatch_input}` only (body lines name the CUDA suite's image)")
             line = None
+        refused = False
         for raw, source in ((explicit, "--value"), (given, f"the dispatch input "
                                                             f"`{value.dispatch_input}`")):
             problem = check_value(raw, value.kind) if raw else None
             if problem is not None:
+                refused = True
                 report.errors.append(Finding("error", f"{value.name} from {source}: {problem}",
                                              title="rocm-deps: invalid value"))
+        if refused:
+            continue  # a refused value is reported as an error, never as the value
         if explicit:
             report.values[value.name] = ResolvedValue(explicit, "explicit")
         elif given:
