@@ -600,3 +600,19 @@ def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
     moved = guard("ci-sglang-pr: #102", event="pull_request")
     assert moved.code == 1
     assert "moved since it was tested" in moved.stderr
+
+
+def test_under_workflow_run_the_payloads_pull_request_wins_over_the_artifact(
+        comment: Run, github: FakeGitHub) -> None:
+    """A fork's artifact says #8; the trusted payload says the run was #7's."""
+    github.repository("radixark/miles").add_pull(8, MILES_HEAD)  # same head: the check passes
+    payload = workflow_run(MILES_HEAD)
+    payload["workflow_run"]["pull_requests"] = [{"number": 7}]
+    result = comment("ci-sglang-pr: #102", "--pr", "8", event="workflow_run", payload=payload)
+    assert result.code == 1
+    assert ("--pr 8 (from the run's artifact) is not the triggering run's pull request #7"
+            in result.stderr)
+    assert thread(github) == [] and github.repository("radixark/miles").comments.get(8) is None
+    agreeing = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run", payload=payload)
+    assert agreeing.code == 0, agreeing.stderr
+    assert len(thread(github)) == 1

@@ -114,14 +114,20 @@ def _label(path: Path) -> str:
 
 def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
                   repository: str) -> int:
-    """The pull request to comment on. Under workflow_run the number comes from the artifact
-    (GitHub leaves `pull_requests` empty for forks): it is believed only when that pull
-    request's head is the commit the triggering run tested, from the trusted payload."""
+    """The pull request to comment on. Under workflow_run the trusted payload's
+    `pull_requests` decides; only where GitHub leaves it empty (forks) does the number come
+    from the artifact (`--pr`), and it is believed only when that pull request's head is the
+    commit the triggering run tested, from the trusted payload."""
     number = event_context(settings.event_name, payload).pr_number
     if settings.event_name == "workflow_run":
         run = payload.get("workflow_run")
         head = run.get("head_sha") if isinstance(run, Mapping) else None
-        number = settings.pr or number
+        if number is not None and settings.pr is not None and settings.pr != number:
+            raise FatalError(f"--pr {settings.pr} (from the run's artifact) is not the "
+                             f"triggering run's pull request #{number} (its payload's "
+                             f"workflow_run.pull_requests): refusing to comment on it",
+                             title="rocm-deps: comment")
+        number = number if number is not None else settings.pr
         if number is None or not isinstance(head, str) or not FULL_SHA_ANY_CASE.fullmatch(head):
             raise UsageError("under workflow_run, comment needs --pr (input `pr`) and the "
                              "payload's workflow_run.head_sha")
