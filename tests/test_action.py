@@ -452,3 +452,27 @@ def test_the_ported_cuda_suite_checks_out_the_default_branches(tmp_path: Path, b
     assert installed_version(box, "megatron-core") == megatron_version
     assert git(box.baked["megatron"], "apply", "--check",
                str(box.workspace / world.PATCH_LABEL)) == ""  # applies: not applied
+
+
+@pytest.mark.parametrize(("association", "runs"), [("NONE", False), ("CONTRIBUTOR", False),
+                                                   ("MEMBER", True), ("OWNER", True)])
+def test_the_comment_command_example_runs_only_for_a_trusted_commenter(
+        tmp_path: Path, pip_cache: Path, association: str, runs: bool) -> None:
+    """examples/miles/comment-ci-command.yml holds `actions: write`: the commenter's
+    association decides, not the PR author's (a trusted author's PR, an untrusted comment)."""
+    workflow = (ROOT / "examples" / "miles" / "comment-ci-command.yml").read_text()
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.0\.0")
+    assert len(action.findall(workflow)) == 1
+    payload = {"issue": {"number": 7, "pull_request": {"url": "x"}, "body": "",
+                         "author_association": "OWNER"},
+               "comment": {"body": "/rerun-test tests/test_x.py",
+                           "author_association": association},
+               "repository": {"full_name": "radixark/miles"}}
+    assert workflow.count("gh workflow run ") == 1
+    workflow = action.sub("./", workflow).replace("gh workflow run ", "echo gh workflow run ")
+    # A dry run: whether the job starts is the question (act still runs `run:` steps in host
+    # mode, and the job then fails for want of an API: nothing is dispatched either way).
+    code, log = run_act(tmp_path, pip_cache, workflow, "issue_comment", payload, "-n")
+    assert ("Re-run the CUDA suite with the body's pins] ⭐ Run Set up job" in log) is runs, log
+    if not runs:
+        assert code == 0, log  # skipped, not failed
