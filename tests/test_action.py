@@ -177,7 +177,7 @@ def test_invalid_directive_fails_the_job_with_the_line(tmp_path: Path, box: Sand
 def test_nothing_named_skips_the_install_job(tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
     before = {name: git(path, "rev-parse", "HEAD") for name, path in box.baked.items()}
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
-                        pull_request("Just a refactor.\n\n```\nci-sglang-pr: #1\n```\n"))
+                        pull_request("Just a refactor.\n\n<!-- ci-sglang-pr: #1 -->\n"))
     assert code == 0, log[-5000:]
     assert "skip=[true] sglang_ref=[] megatron_ref=[] named_by=[]" in observed(log)
     assert "[e2e/install]" not in log
