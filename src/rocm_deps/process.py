@@ -7,6 +7,7 @@ backends, git's remote helpers) before the tool exits.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -59,22 +60,24 @@ def run(
     if echo:
         runner.echo_command(argv)
     sink = None if capture else _file_descriptor(runner)
-    process = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE if sink is None else sink,
-        stderr=subprocess.PIPE if sink is None else sink,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = process.communicate(stdin)
-    except BaseException:
-        stop_process_group(process)
-        raise
+    # A child that writes to the log itself could write workflow commands: stopped meanwhile.
+    with runner.commands_stopped() if sink is not None else contextlib.nullcontext():
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE if sink is None else sink,
+            stderr=subprocess.PIPE if sink is None else sink,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = process.communicate(stdin)
+        except BaseException:
+            stop_process_group(process)
+            raise
     result = Result(tuple(argv), process.returncode, stdout or "", stderr or "")
     if not capture and sink is None:
         # The log stream is not a real file (tests): pass the output on after the fact.

@@ -36,6 +36,22 @@ def show_controls(text: str) -> str:
     return _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
 
 
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+# What the runner reads as a command: `::name …` at a line's start (after blanks), and the
+# legacy `##[name]` anywhere in a line.
+_COMMAND_START = re.compile(r"^([ \t]*)::", re.MULTILINE)
+_LEGACY_COMMAND = re.compile(r"##\[")
+
+
+def neutralise(text: str) -> str:
+    """Text that is not ours (commit subjects, git's and pip's messages, versions, file
+    names) as the log may show it: a CR starts a line, as the runner reads it; a line that
+    would start with `::` starts with `> ::`, and `##[` is written `## [`, so none of it can
+    be read as a workflow command."""
+    text = _LINE_BREAK.sub("\n", text)
+    return _LEGACY_COMMAND.sub("## [", _COMMAND_START.sub(r"\1> ::", text))
+
+
 def escape_data(value: str) -> str:
     """Escape the message part of a workflow command (same rules as actions/toolkit)."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -117,12 +133,29 @@ class Runner:
         self.annotate("notice", message, title=title, line=line)
 
     def info(self, message: str) -> None:
-        self._print(message)
+        """A line (or lines) of the log; never a workflow command, whatever it quotes."""
+        self._print(neutralise(message))
+
+    @contextlib.contextmanager
+    def commands_stopped(self) -> Iterator[None]:
+        """While a child writes straight to the log (git's progress, a pip build): the
+        runner reads no workflow command from it (`::stop-commands::` with a token no child
+        can guess, then the token to resume)."""
+        if not self.github_actions:
+            yield
+            return
+        token = f"rocm-deps-{os.urandom(16).hex()}"
+        print(f"::stop-commands::{token}", file=self.stream, flush=True)
+        try:
+            yield
+        finally:
+            print(f"::{token}::", file=self.stream, flush=True)
 
     def echo_command(self, argv: Sequence[str], *, dry_run: bool = False) -> None:
         """Every external command is shown before it runs, the way a shell with `set -x` would;
         in a dry run it is shown instead of run."""
         prefix = "[dry-run] + " if dry_run else "+ "
+        argv = [neutralise(arg) for arg in argv]
         self._print(prefix + " ".join(_shell_quote(arg) for arg in argv))
 
     @contextlib.contextmanager

@@ -121,3 +121,27 @@ def test_edits_inside_a_submodule_are_reported_and_do_not_block_the_update(
     assert git(submodule, "rev-parse", "HEAD") == second
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
     assert "third_party/library" in report["local_changes"]["discarded"]["modified"]["names"]
+
+
+@pytest.mark.parametrize("subject", ["fix\r::warning title=X::y",
+                                     "fix ##[warning]forged",
+                                     "fix\r::add-mask::tok\r::stop-commands::x"],
+                         ids=["carriage-return-command", "legacy-command", "stop-commands"])
+def test_a_commit_subject_cannot_emit_workflow_commands(cli: Cli, box: Sandbox,
+                                                         subject: str) -> None:
+    """The install log shows the new commit's subject (`git log --oneline`): it reaches the
+    log as text, never as a command the runner would act on."""
+    origin = box.origins["megatron"]
+    git(origin, "checkout", "-q", "--detach", "main")
+    head = commit(origin, {"FORGED.md": "x\n"}, subject)
+    git(origin, "update-ref", "refs/pull/777/head", head)
+    git(origin, "checkout", "-q", "main")
+    result = mega_install(cli, box, "refs/pull/777/head")
+    assert result.code == 0, result.stderr
+    lines = result.stderr.replace("\r", "\n").split("\n")
+    ours = ("::group::", "::endgroup::", "::stop-commands::rocm-deps-", "::rocm-deps-",
+            *(f"::{level} title=rocm-deps" for level in ("error", "warning", "notice")))
+    assert [line for line in lines if line.lstrip().startswith("::")
+            and not line.startswith(ours)] == []
+    assert not any("##[" in line for line in lines)
+    assert any(line.startswith(f"{head[:7]} fix") for line in lines)  # the subject is shown
