@@ -5,6 +5,7 @@ sandbox whose SGLang clone carries the image's edits (pyproject swap, untracked 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from rocm_deps.demo import world
@@ -211,3 +212,29 @@ def test_the_recipe_runs_without_pip_and_says_when_its_file_is_absent(
             "python/pyproject.toml stays as the commit has it") in without.stderr
     assert (box.baked["sglang"] / SWAPPED).read_text() == git(
         box.origins["sglang"], "show", f"{gone}:python/pyproject.toml") + "\n"
+
+
+def test_the_recipe_never_moves_files_through_a_link_of_the_new_commit(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    """A commit whose `python/` is a symbolic link to elsewhere: the pyproject swap would
+    rename files there. It fails at the recipe instead, and nothing outside is touched."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "pyproject_other.toml").write_text("[project]\nname = 'elsewhere'\n")
+    (outside / "pyproject.toml").write_text("untouched\n")
+    origin = box.origins["sglang"]
+    git(origin, "checkout", "-q", "--detach", "main")
+    git(origin, "rm", "-r", "-q", "python")
+    (origin / "python").symlink_to(outside)
+    git(origin, "add", "python")
+    git(origin, "commit", "-q", "-m", "python is a link")
+    git(origin, "update-ref", "refs/pull/666/head", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    result = install(cli, box, "refs/pull/666/head")
+    assert result.code == 1
+    report = sglang_report(result)
+    assert (report["state"], report["failed_step"]) == ("failed", "recipe")
+    assert "python/pyproject_other.toml is reached through a symbolic link" in report["error"]
+    assert sorted(path.name for path in outside.iterdir()) == ["pyproject.toml",
+                                                               "pyproject_other.toml"]
+    assert (outside / "pyproject.toml").read_text() == "untouched\n"

@@ -13,6 +13,7 @@ rewrites.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from rocm_deps.config.fields import RecipeName
 from rocm_deps.install.job import Context, Job, StepFailed
@@ -29,12 +30,29 @@ def rewritten(recipe: RecipeName | None) -> tuple[str, ...]:
     return tuple(path for swap in swaps for path in swap)
 
 
+def _through_a_link(clone: Path, relative: str) -> bool:
+    """Whether a directory on the way from the clone to `relative` is a symbolic link (the
+    commit's own tree decides where it points)."""
+    path = clone
+    for part in Path(relative).parts[:-1]:
+        path = path / part
+        if path.is_symlink():
+            return True
+    return False
+
+
 def redo(context: Context, job: Job) -> None:
     recipe = job.dependency.recipe
     if not recipe:
         return
     clone = job.git.path
     for source, target in RECIPES[recipe]:
+        linked = next((path for path in (source, target) if _through_a_link(clone, path)), None)
+        if linked is not None and not context.dry_run:
+            raise StepFailed("recipe", f"recipe {recipe}: {linked} is reached through a "
+                                       f"symbolic link at this commit, so the move would "
+                                       f"write outside {clone}; refusing (check the commit's "
+                                       f"`{Path(linked).parent}`)")
         if job.record is not None and not (clone / source).is_file():
             context.runner.info(f"{job.dependency.name}: recipe {recipe}: {source} is absent at "
                                 f"this commit; {target} stays as the commit has it")
