@@ -69,7 +69,8 @@ OPTIONS: tuple[Option, ...] = (
            "NAME=VALUE", repeatable=True, action=False),
     Option("body-file", (*_BODY, "merge-check"), "read the PR body from this file instead of "
            "the event", "F", action=False),
-    Option("body-source", _BODY, "api: read the PR body from the GitHub API (needs a token)",
+    Option("body-source", (*_BODY, "merge-check"), "api: read the PR body from the GitHub API "
+           "(needs a token): a re-run then judges the current description",
            default="event", choices=get_args(BodySource)),
     Option("trusted-associations", _BODY, "author associations whose directives are honoured "
            "under pull_request_target / workflow_run / issue_comment", "LIST",

@@ -83,6 +83,7 @@ class MergeCheckSettings:
     require_tested: bool = False
     body_file: Path | None = None  # on pull_request: this body instead of the payload's
     bot_login: str = DEFAULT_BOT
+    body_source: BodySource = "event"  # api: the live body, as a re-run should judge it
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,7 @@ def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheck
         event_path=event_path, api=_api_settings(given, environ),
         policy=cast(Policy, given.text("policy")), output_format=_output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
-        bot_login=_login(given))
+        bot_login=_login(given), body_source=cast(BodySource, given.text("body-source")))
 
 
 def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSettings:

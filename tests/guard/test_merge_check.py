@@ -245,3 +245,22 @@ def test_a_squash_of_a_pull_request_titled_like_a_merge_is_read_by_its_suffix(
     result = merge_check(payload=GROUP, event="merge_group")
     assert report_of(result)["pulls"] == [11, 12]
     assert "cannot all be identified" not in result.stderr
+
+
+def test_body_source_api_judges_the_current_description_not_the_payload(
+        cli: Cli, write_event: EventWriter) -> None:
+    """A re-run replays the payload: its body named nothing, the live body names an open PR."""
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(102, "2" * 40)  # open
+        github.repository("radixark/miles").add_pull(7, "5" * 40, body="ci-sglang-pr: #102")
+        path = write_event("Just a fix.", number=7, repository="radixark/miles")
+        env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": "ghp_mergecheckTEST0123"}
+        argv = ("merge-check", "--event-name", "pull_request", "--event-path", path,
+                "--github-token-env", "TEST_GITHUB_TOKEN")
+        replayed = cli(*argv, env=env)
+        assert replayed.code == 0, replayed.stderr
+        live = cli(*argv, "--body-source", "api", env=env)
+        assert live.code == 1
+        assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
+        assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
+                                   "/api/v3/repos/sgl-project/sglang/pulls/102"]

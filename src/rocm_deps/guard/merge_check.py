@@ -110,6 +110,12 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                                                      "--body-file"))]
         if context.pr_number is None:
             return []
+        if settings.body_source == "api":  # a re-run replays the payload; the live body decides
+            if api is None:
+                raise UsageError(needs_token("body-source `api` reads the current description "
+                                             "through the API", "pull-requests: read"))
+            return [(context.pr_number,
+                     _pull(api, _repository(payload), context.pr_number).body)]
         return [(context.pr_number, context.body)]
     if api is None:
         raise UsageError(needs_token("merge-check on a `merge_group` event reads the group's "
