@@ -221,7 +221,9 @@ def test_the_action_passes_policy_to_merge_check_only() -> None:
                "INPUT_BODY_SOURCE": "event", "INPUT_DRY_RUN": "false"}
     given = read_inputs(environ)
     assert (given.command, given.text("policy")) == ("merge-check", "warn")
-    assert given.values == {"policy": "warn", "github-token-env": "INPUT_GITHUB_TOKEN"}
+    # body-source applies to merge-check too: its default is given, as action.yml gives it
+    assert given.values == {"policy": "warn", "github-token-env": "INPUT_GITHUB_TOKEN",
+                            "body-source": "event"}
     assert read_inputs({**environ, "INPUT_POLICY": ""}).text("policy") == "require-merged"
     with pytest.raises(UsageError, match="Input 'policy' has invalid value 'block'"):
         read_inputs({**environ, "INPUT_POLICY": "block"})
