@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -77,3 +78,30 @@ def test_an_interrupted_run_stops_the_child_and_its_children(alarm: None, tmp_pa
     while (alive(child) or alive(grandchild)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (alive(child), alive(grandchild)) == (False, False)
+
+
+def test_a_process_with_a_token_is_undumpable(tmp_path: Path) -> None:
+    """After `make_undumpable` the kernel says so (PR_GET_DUMPABLE is 0): same-user children
+    cannot read /proc/<pid>/environ, where the runner's token variables still are."""
+    script = ("import ctypes, sys\nfrom rocm_deps.process import make_undumpable\n"
+              "libc = ctypes.CDLL(None)\nbefore = libc.prctl(3, 0, 0, 0, 0)\n"
+              "print(before, make_undumpable(), libc.prctl(3, 0, 0, 0, 0))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.split() == ["1", "True", "0"]
+
+
+def test_the_command_line_makes_itself_undumpable_when_it_holds_a_token(
+        tmp_path: Path) -> None:
+    """Given a token, the command line makes its own process undumpable before it runs the
+    command: checked in the process that ran it (a fresh interpreter)."""
+    body = tmp_path / "body.md"
+    body.write_text("nothing named\n")
+    probe = ("import os, subprocess, sys\n"
+             "from rocm_deps.cli import main\n"
+             "code = main(['resolve', '--body-file', sys.argv[1], '--github-token-env', 'T'],"
+             " {**os.environ, 'T': 'ghs_undumpableTEST'})\n"
+             "import ctypes\nprint(code, ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n")
+    result = subprocess.run([sys.executable, "-c", probe, str(body)], capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.split()[-2:] == ["0", "0"]  # exit 0, and no longer dumpable

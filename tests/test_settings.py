@@ -124,3 +124,20 @@ def test_pygithub_goes_to_runner_temp_else_to_this_users_cache(tmp_path: Path) -
     assert packages_directories({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == (
         Path("/c/rocm-deps"),)
     assert packages_directories({"HOME": "/h"}) == (Path("/h/.cache/rocm-deps"),)
+
+
+@pytest.mark.parametrize("prefix", ["x-access-token:", "", "a", "ab", "user:"],
+                         ids=["checkout-extraheader", "bare", "offset-1", "offset-2", "user"])
+def test_a_base64_or_url_encoded_token_never_reaches_a_child(prefix: str) -> None:
+    """actions/checkout leaves `AUTHORIZATION: basic base64(x-access-token:TOKEN)` in
+    GIT_CONFIG_PARAMETERS (an extraheader): that too names the token."""
+    import base64
+    import urllib.parse
+
+    token = "ghs_childTESTtoken0123456789abcdef/+="
+    header = base64.b64encode(f"{prefix}{token}".encode()).decode()
+    environ = {"PATH": "/usr/bin", "GIT_CONFIG_PARAMETERS":
+               f"'http.https://github.com/.extraheader'='AUTHORIZATION: basic {header}'",
+               "QUOTED": f"https://h/?t={urllib.parse.quote(token, safe='')}",
+               "HOME": "/home/runner"}
+    assert child_environment(environ, token) == {"PATH": "/usr/bin", "HOME": "/home/runner"}

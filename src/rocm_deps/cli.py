@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
-from rocm_deps import __version__, settings
+from rocm_deps import __version__, process, settings
 from rocm_deps.errors import (
     EXIT_FAILURE,
     EXIT_INTERNAL,
@@ -129,6 +129,9 @@ def _mask_token(given: Given, environ: Mapping[str, str], runner: Runner) -> Non
     token = settings.token_of(given, environ)
     if token:
         runner.mask(token)
+        # Children never get the token in their environment; this keeps them from reading
+        # ours (/proc/<pid>/environ) too.
+        process.make_undumpable()
     else:
         runner.warning(f"--github-token-env {variable}: the variable is unset or empty; "
                        f"continuing without a token (no SHA pinning, no API checks)",

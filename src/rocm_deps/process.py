@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,3 +114,23 @@ def _signal_group(group: int, sig: signal.Signals) -> None:
         os.killpg(group, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
+
+
+def make_undumpable() -> bool:
+    """Linux: make this process undumpable, so its /proc/<pid>/environ (which still holds the
+    token the runner gave it) is not readable by its children, which run as the same user
+    (a pip build could read it through /proc/$PPID/environ). False where that is not
+    available; root can read it anyway."""
+    import ctypes
+    import ctypes.util
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False

@@ -313,12 +313,33 @@ def absolute_search_path(environ: Mapping[str, str]) -> str:
                            if Path(entry).is_absolute())
 
 
+def token_forms(token: str) -> tuple[str, ...]:
+    """How a token appears in an environment value: as it is, URL-encoded, and base64-encoded
+    after any prefix (actions/checkout's `AUTHORIZATION: basic base64(x-access-token:TOKEN)`
+    extraheader in GIT_CONFIG_PARAMETERS): the part of the encoding that only the token's
+    bytes decide, at each of the three alignments."""
+    import base64
+    import urllib.parse
+
+    raw = token.encode()
+    forms = {token, urllib.parse.quote(token, safe="")}
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        core = encoded[(4 * offset + 2) // 3 + 1:-4]
+        if len(core) >= 8:
+            forms.add(core)
+    return tuple(form for form in forms if form)
+
+
 def child_environment(environ: Mapping[str, str], token: str | None) -> dict[str, str]:
     """The one environment every child process starts from: code the tool does not own (pip
     builds, prepare commands, git hooks and helpers) never gets the token, by name or by
-    value, and finds programs through absolute PATH entries only."""
+    value (plain, URL-encoded or base64, as an extraheader carries it), and finds programs
+    through absolute PATH entries only."""
+    forms = token_forms(token) if token else ()
     environment = {name: value for name, value in environ.items()
-                   if name.upper() not in TOKEN_VARIABLES and not (token and token in value)}
+                   if name.upper() not in TOKEN_VARIABLES
+                   and not any(form in value for form in forms)}
     environment["PATH"] = absolute_search_path(environ)
     return environment
 
