@@ -183,18 +183,23 @@ class GitHubApi:
         url = f"/repos/{repository}/pulls/{number}/commits"
 
         def fetch() -> tuple[str, ...]:
-            found: list[str] = []
-            for page in range(1, PULL_COMMIT_PAGES + 1):
-                _, raw = self.github.requester.requestJsonAndCheck(
-                    "GET", url, parameters={"per_page": 100, "page": page})
-                if not isinstance(raw, list):
-                    raise ApiError(f"the answer for {what} is not a JSON list")
-                found += [_sha(_object(entry, what).get("sha"), what) for entry in raw]
-                if len(raw) < 100:
-                    break
-            return tuple(found)
+            return tuple(_sha(_object(entry, what).get("sha"), what)
+                         for entry in self._pages(url, what, PULL_COMMIT_PAGES))
 
         return self._call(fetch, what)
+
+    def _pages(self, url: str, what: str, pages: int) -> list[object]:
+        """The entries of a listing, page by page (100 each), up to `pages` pages."""
+        found: list[object] = []
+        for page in range(1, pages + 1):
+            _, raw = self.github.requester.requestJsonAndCheck(
+                "GET", url, parameters={"per_page": 100, "page": page})
+            if not isinstance(raw, list):
+                raise ApiError(f"the answer for {what} is not a JSON list")
+            found += raw
+            if len(raw) < 100:
+                break
+        return found
 
     def comparison(self, repository: str, base: str, head: str) -> Comparison:
         """The commits after `base` up to `head`, with their parents (one compare request;
@@ -227,16 +232,7 @@ class GitHubApi:
         url = f"/repos/{repository}/issues/{number}/comments"
 
         def fetch() -> list[IssueComment]:
-            found: list[IssueComment] = []
-            for page in range(1, COMMENT_PAGES + 1):
-                _, raw = self.github.requester.requestJsonAndCheck(
-                    "GET", url, parameters={"per_page": 100, "page": page})
-                if not isinstance(raw, list):
-                    raise ApiError(f"the answer for {what} is not a JSON list")
-                found += [_comment(entry, what) for entry in raw]
-                if len(raw) < 100:
-                    break
-            return found
+            return [_comment(entry, what) for entry in self._pages(url, what, COMMENT_PAGES)]
 
         return self._call(fetch, what)
 
