@@ -120,7 +120,9 @@ class _Reader:
 # Inline elements: their tags do not break the line of text. <del> (strikethrough) hides its
 # text here: the author struck it out.
 _INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input", "b", "i",
-                     "sup", "sub", "img", "br", "ins", "kbd", "mark", "q", "small", "u"})
+                     "sup", "sub", "ins", "kbd", "mark", "q", "small", "u"})
+# An image sits in the line but is no text: what is on either side are two words.
+_APART = frozenset({"img"})
 
 
 def shown_text_lines(body: str) -> list[str]:
@@ -151,7 +153,9 @@ def shown_text_lines(body: str) -> list[str]:
             # an end tag with no open element of its name is ignored, as the browser does
             struck[name] = max(0, struck[name] + (-1 if document.startswith("</", position)
                                                   else 1))
-        if name not in _INLINE:
+        if name in _APART:
+            pieces.append(" ")
+        elif name not in _INLINE:
             pieces.append("\n")
         position = end
     return [line.strip() for line in "".join(pieces).split("\n") if line.strip()]

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from rocm_deps.config import DependencyConfig, ValueConfig
 from rocm_deps.config.fields import CodeDirectives
 from rocm_deps.config.profiles import check_value
-from rocm_deps.grammar.display import DELIMITER_RUN, display, without_delimiters
+from rocm_deps.grammar.display import display
 from rocm_deps.grammar.keys import KEY_CHARACTERS
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.markdown.shown import CodeKind
@@ -45,14 +45,18 @@ _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)]
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
 # Its key is made of the key alphabet (grammar.keys.KEY_CHARACTERS), in any letter case.
-_MENTION = (r"(?<![\w-])(?:ci-[" + re.escape(KEY_CHARACTERS) + r"]{{1,64}}?-pr|{keys})(?![\w-])"
-            r"(?=[*_`\s\x1c-\x1f]*[:=])")
+# (`_` may stand beside it: emphasis written with underscores, `___ci-sglang-pr:__ #1_`.)
+_MENTION = (r"(?<![A-Za-z0-9-])(?:ci-[" + re.escape(KEY_CHARACTERS)
+            + r"]{{1,64}}?-pr|{keys})(?![A-Za-z0-9-])"
+            r"(?=[*_`\\\s\x1c-\x1f]*[:=])")
 
 _TASK_BOX = re.compile(r"\[[ xX]\]")
 _ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
                       re.IGNORECASE)
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
+# A value wrapped in one emphasis run, the same on both sides, nothing else inside.
+_WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
@@ -136,7 +140,8 @@ def normalise(body: str | None) -> str:
 
 def quote(line: str) -> str:
     """A line as it appears in a message: invisible characters made visible, length bounded."""
-    shown = show_invisible(line.strip())
+    # Cut before the invisible characters are spelled out: a line can be a whole body long.
+    shown = show_invisible(line.strip()[:QUOTE_LIMIT + 1])
     return shown if len(shown) <= QUOTE_LIMIT else shown[: QUOTE_LIMIT - 1] + "…"
 
 
@@ -202,6 +207,12 @@ class _Parser:
         if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
             return
         displayed = display(text, markdown=not shown.raw_html)
+        if shown.partly_struck and self._starts_with_key(displayed.text):
+            self._add("error", shown.number, shown.source,
+                      "GitHub shows part of this line struck through, so what it names is "
+                      "unclear; write the directive without strikethrough, or strike the "
+                      "whole line")
+            return
         if displayed.struck or shown.struck:
             if self._starts_with_key(displayed.text):
                 self._add("warning", shown.number, shown.source,
@@ -325,7 +336,16 @@ class _Parser:
             return
         rest = match.group("rest").strip(" \t")
         if markdown:
-            rest = without_delimiters(rest, DELIMITER_RUN)  # `**#1**` shows as `#1`
+            wrapped = _WRAPPED_VALUE.match(rest)  # `**#1**` shows as `#1`
+            if wrapped is not None:
+                rest = wrapped.group("value") + rest[wrapped.end():]
+            elif rest[:1] in ("*", "_"):
+                # Emphasis cmark pairs differently (`__x_` shows `_x`): not read as a value.
+                self._add("error", number, line,
+                          f"`{quote(rest)}` starts with emphasis markers GitHub may show or "
+                          f"hide, so the value is unclear; write it alone, in back-ticks: "
+                          rf"`{key}: \`VALUE\``")
+                return
         quoted = _BACKTICKED.fullmatch(rest)
         value_match = quoted or _BARE.fullmatch(rest)
         assert value_match is not None  # _BARE matches any single line

@@ -20,6 +20,10 @@ _STRIKE_RUN = re.compile(r"~~?(?!~)")
 # never after a back-slash, never inside a code span.
 _ENTITY = re.compile(r"(?<!\\)&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# An inline link shows its text, an image its picture (no text): `[ci-sglang-pr](x): #1`
+# shows `ci-sglang-pr: #1`. Destinations without blanks or parentheses, as links here are.
+_LINK = re.compile(r"(?<![\\!])\[(?P<text>[^\[\]`]*)\]\((?:[^()\s]*)(?:\s+\"[^\"]*\")?\)")
+_IMAGE = re.compile(r"(?<!\\)!\[[^\[\]]*\]\((?:[^()\s]*)(?:\s+\"[^\"]*\")?\)")
 _BLANKS = str.maketrans("\n\r\t\f\v", "     ")
 MAX_LAYERS = 4  # `- [x] **~~ci-sglang-pr: #1~~**`: box, strong, strike; bounded
 
@@ -39,6 +43,8 @@ def display(text: str, *, markdown: bool = True) -> Display:
     if not markdown:
         return Display(decode_entities(text))
     struck = False
+    if "](" in text:
+        text = _LINK.sub(lambda link: link.group("text"), _IMAGE.sub("", text))
     for _ in range(MAX_LAYERS):
         before = text
         box = _TASK_BOX.match(text)
@@ -56,8 +62,10 @@ def display(text: str, *, markdown: bool = True) -> Display:
 def without_delimiters(text: str, run: re.Pattern[str]) -> str:
     """`text` without the delimiter run it starts with and the run that closes it (`**key:**
     value`, `*the line*`, `~~struck~~`): an opener followed by a non-blank, a closer of the
-    same length after a non-blank; `_` never closes inside a word. Unchanged when the run
-    opens nothing."""
+    same length after a non-blank and before the end, a blank or the colon (anything else
+    and cmark may pair the runs otherwise: then the text is left as it is, and a line left
+    starting with a marker is not read as a directive). Unchanged when the run opens
+    nothing."""
     opener = run.match(text)
     if opener is None or opener.end() >= len(text) or text[opener.end()] in " \t":
         return text
@@ -70,8 +78,8 @@ def without_delimiters(text: str, run: re.Pattern[str]) -> str:
             continue  # not right-flanking, or part of a longer run
         if close > 0 and text[close - 1] == delimiter[0]:
             continue
-        if delimiter[0] == "_" and after < len(text) and text[after].isalnum():
-            continue
+        if after < len(text) and text[after] not in " \t:":
+            continue  # a closer here is followed by the line's end, a blank or the colon
         return text[opener.end():close] + text[after:]
     return text
 

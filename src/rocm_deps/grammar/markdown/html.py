@@ -24,6 +24,20 @@ _FILTERED_TAG = re.compile(r"</?(?:title|textarea|style|xmp|iframe|noembed|nofra
                            r"|plaintext)(?:[ \t\n\v\f\r>]|/>|$)", re.IGNORECASE)
 
 
+# Inline elements whose tags change how text looks, not where it is: text on both sides of
+# their tags reads as one word. Every other tag (`<br>`, `<p>`, `<div>`, `<img>`,
+# `<details>`, ...) separates what is before it from what is after it.
+_TRANSPARENT = frozenset({"a", "abbr", "b", "big", "cite", "dfn", "em", "font", "i", "ins",
+                          "kbd", "mark", "q", "samp", "small", "span", "strong", "sub",
+                          "sup", "tt", "u", "var", "code", "pre", "del", "s", "strike"})
+
+
+def separates(raw: str) -> bool:
+    """Whether the raw HTML `raw` holds a tag that separates the text around it."""
+    return any(name.group("name").lower() not in _TRANSPARENT
+               for name in _TAG_NAME.finditer(raw))
+
+
 def escape_as_cmark(text: str) -> str:
     """Text as cmark writes it into HTML (houdini_escape_html0 without `secure`)."""
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

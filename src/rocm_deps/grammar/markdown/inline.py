@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, SPACE, Browser
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, SPACE, Browser, separates
 from rocm_deps.grammar.markdown.labels import normalise_label
 from rocm_deps.grammar.markdown.shown import ShownLine
 
@@ -24,7 +24,8 @@ _FOOTNOTE_REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s!&*<\[\\_`~]+)\](?!\()")
 _COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
 # What a part of the content not shown as text is: hidden (a comment, a tag, text a comment
 # or a tag runs over), a code span GitHub shows, text inside raw `<pre>` or `<code>`.
-HIDDEN, CODE_SPAN, RAW_CODE = range(3)
+# SEPARATOR: a raw tag that separates the text around it (`<br>`, `<img>`): shown as a blank.
+HIDDEN, CODE_SPAN, RAW_CODE, SEPARATOR = range(4)
 
 
 class Inline:
@@ -182,6 +183,8 @@ class Inline:
             shown_from = finish
         if shown_from < end:
             self._hide(shown_from, end, code)
+        if separates(self.content[start:end]):
+            self.hidden.append((end, end, SEPARATOR))
 
     def _hide(self, start: int, end: int, code: list[tuple[int, int]]) -> None:
         """content[start:end] is not shown as text: in order, its parts shown as code (raw
@@ -205,16 +208,22 @@ class Inline:
             text: list[str] = []
             prose: list[str] = []
             lead: list[str] = []  # the code shown before any text
+            seen_text = False  # kept as the line grows: re-reading it would be quadratic
             position = line_start
             while index < len(hidden) and hidden[index][0] < line_end:
                 begin, end, kind = hidden[index]
                 piece = self.content[position:max(position, begin)]
                 text.append(piece)
                 prose.append(piece)
-                if kind != HIDDEN and not "".join(text).strip(" \t"):
+                seen_text = seen_text or bool(piece.strip(" \t"))
+                if kind in (CODE_SPAN, RAW_CODE) and not seen_text:
                     lead.append(self._code_text(begin, end, kind, line_start, line_end))
+                if kind == SEPARATOR:
+                    text.append(" ")
+                    prose.append(" ")
                 if kind == CODE_SPAN and begin >= line_start and end <= line_end:
                     text.append(self.content[begin:end])  # a code span within the line
+                    seen_text = True
                 position = max(position, min(end, line_end))
                 if end > line_end:
                     break  # continues on the next line
@@ -224,11 +233,14 @@ class Inline:
             shown_text = "".join(text).strip(" \t")
             lead_code = " ".join(lead).strip(" \t")
             if shown_text or lead_code:
-                struck = any(begin < line_end and end > line_start and
-                             self.content[max(begin, line_start):min(end, line_end)].strip()
-                             for begin, end in self.struck)
+                struck = sum(len(self.content[max(begin, line_start):min(end, line_end)]
+                                 .replace(" ", "").replace("\t", ""))
+                             for begin, end in self.struck if begin < line_end and end > line_start)
+                visible = len("".join(prose).replace(" ", "").replace("\t", ""))
                 shown.append(ShownLine(number, line, shown_text, "".join(prose).strip(" \t"),
-                                       lead_code=lead_code, struck=struck))
+                                       lead_code=lead_code,
+                                       struck=bool(struck) and struck >= visible,
+                                       partly_struck=bool(struck) and struck < visible))
             line_start = line_end + 1
         return shown
 

@@ -45,4 +45,5 @@ class ShownLine:
     cells: tuple[tuple[str, str, str], ...] = ()
     code_from: int = 0  # the line a fenced code block that holds this line opens on
     raw_html: bool = False  # a line of an HTML block: no Markdown inside, only entities
-    struck: bool = False  # shown inside raw `<del>`, `<s>` or `<strike>`
+    struck: bool = False  # shown inside raw `<del>`, `<s>` or `<strike>`, all of it
+    partly_struck: bool = False  # some of its text is, some is not

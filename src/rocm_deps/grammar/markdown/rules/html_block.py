@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import Cursor
-from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates
 from rocm_deps.grammar.markdown.shown import ShownLine
 
 if TYPE_CHECKING:
@@ -59,7 +59,15 @@ class Html(Block):
             code: list[tuple[int, int]] = []
             struck: list[tuple[int, int]] = []
             visible = document.browser.read_raw(line, start, len(line), code, struck)
-            text = "".join(line[begin:end] for begin, end in visible).strip(" \t")
+            # Shown parts, a blank between two that a separating tag (`<br>`, `<img>`) parts.
+            pieces: list[str] = []
+            previous = start
+            for begin, end in visible:
+                if pieces and separates(line[previous:begin]):
+                    pieces.append(" ")
+                pieces.append(line[begin:end])
+                previous = end
+            text = "".join(pieces).strip(" \t")
             # What the line shows as code before any text: `<pre>` and `<code>` content.
             first_text = next((begin for begin, end in visible
                                if line[begin:end].strip(" \t")), len(line))
@@ -69,13 +77,28 @@ class Html(Block):
                 document.shown.append(ShownLine(number, line, text, text,
                                                 code=None if text else "html",
                                                 lead_code=lead, raw_html=True,
-                                                struck=any(line[begin:end].strip(" \t")
-                                                           for begin, end in struck)))
+                                                struck=_struck_share(line, visible,
+                                                                     struck) == "all",
+                                                partly_struck=_struck_share(
+                                                    line, visible, struck) == "part"))
 
         document.feed(read)
         end = _ENDS.get(self.kind)
         if end is not None and end.search(line, cursor.first_nonspace):
             document.close_from(len(document.open) - 1)
+
+
+def _struck_share(line: str, visible: list[tuple[int, int]],
+                  struck: list[tuple[int, int]]) -> str:
+    """How much of a line's shown text is struck through: "all", "part" or ""."""
+    def count(parts: list[tuple[int, int]]) -> int:
+        return sum(len(line[begin:end].replace(" ", "").replace("\t", ""))
+                   for begin, end in parts)
+
+    struck_count, shown_count = count(struck), count(visible)
+    if not struck_count:
+        return ""
+    return "all" if struck_count >= shown_count else "part"
 
 
 def scan(cursor: Cursor) -> object | None:
