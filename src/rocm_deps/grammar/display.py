@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 _TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")
-DELIMITER_RUN = re.compile(r"\*{1,3}|_{1,3}")
+_DELIMITER_RUN = re.compile(r"\*{1,3}|_{1,3}")
 _STRIKE_RUN = re.compile(r"~~?(?!~)")
 # cmark's entities: decimal (1 to 7 digits), hexadecimal (1 to 6), named; always with `;`,
 # never after a back-slash, never inside a code span.
@@ -50,7 +50,7 @@ def display(text: str, *, markdown: bool = True) -> Display:
         box = _TASK_BOX.match(text)
         if box is not None:
             text = text[box.end():]
-        text = without_delimiters(text, DELIMITER_RUN)
+        text = without_delimiters(text, _DELIMITER_RUN)
         unstruck = without_delimiters(text, _STRIKE_RUN)
         struck = struck or unstruck != text
         text = unstruck.strip(" \t")
