@@ -203,3 +203,15 @@ def test_a_refused_value_is_not_reported_as_the_value(cli: Cli, write_event: Eve
     report = json.loads(result.outputs["report"])
     assert report["values"] == {}  # not the refused text, and not the default either
     assert "image-tag from the dispatch input `ci_image_tag`" in report["errors"][0]["message"]
+
+
+def test_an_entity_in_a_value_directives_key_is_read_as_github_shows_it(
+        cli: Cli, write_event: EventWriter) -> None:
+    """`ci&#45;image-tag:` shows as `ci-image-tag:`: applied, not silently dropped."""
+    path = write_event("Image for this PR:\n\nci&#45;image-tag&colon; nightly-20261201\n")
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", path,
+                 "--profile", "cuda")
+    assert result.code == 0, result.stderr
+    assert result.outputs["image_tag"] == "nightly-20261201"
+    assert json.loads(result.outputs["report"])["values"]["image-tag"] == {
+        "value": "nightly-20261201", "source": "body", "line": 3}
