@@ -83,12 +83,13 @@ def build_config(document: Mapping[str, Any], *, source: str,
                    if not (isinstance(table, Mapping) and table.get("enabled") is False))
     _check_unique((*dependencies, *values), fail)
     _check_outputs(dependencies, values, fail)
-    return Config(dependencies, _install(top.get("install", {}), fail),
-                  top.get("lock-file") or None,
-                  ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail), API)),
-                  source, values,
-                  top.get("lock-file-required", TOP_LEVEL["lock-file-required"].default), profile,
-                  top.get("code-directives", TOP_LEVEL["code-directives"].default))
+    # The top level's own keys (not its tables), with their rows' defaults.
+    scalars = {key: row for key, row in TOP_LEVEL.items() if row.type is not dict}
+    return Config(dependencies=dependencies, install=_install(top.get("install", {}), fail),
+                  api=ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail),
+                                          API)),
+                  source=source, values=values, profile=profile,
+                  **_fields({key: top[key] for key in scalars if key in top}, scalars))
 
 
 def _fields(values: Mapping[str, Any], rows: Mapping[str, Field], *,
