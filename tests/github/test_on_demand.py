@@ -3,6 +3,9 @@ and hash-checked, into a private directory that later steps of the job reuse."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import marshal
 import os
 import re
 import shutil
@@ -73,7 +76,7 @@ def test_a_token_installs_pygithub_once_into_runner_temp(
     assert first.returncode == 0, first.stderr[-3000:]
     assert f'"sha": "{HEAD}"' in first.stdout
     [directory] = runner_temp.glob("rocm-deps-github-py*")
-    assert (directory / on_demand.READY).is_file() and (directory / "github").is_dir()
+    assert (directory / on_demand.FILES).is_file() and (directory / "github").is_dir()
     assert first.stderr.count("rocm-deps: installing PyGithub") == 1
     echoed = next(line for line in first.stderr.splitlines() if "--require-hashes" in line)
     assert echoed.startswith(f"+ {path / 'uv'} pip install" if installer == "uv"
@@ -101,11 +104,14 @@ def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: Event
 
 
 def plant(directory: Path, ran: Path) -> None:
-    """A PyGithub (and the requests it needs) that is not: importing it leaves `ran` behind."""
+    """A PyGithub (and the requests it needs) that is not: importing it leaves `ran` behind.
+    Its file list is signed, with a key that is not this token's."""
     for package in ("github", "requests"):
         (directory / package).mkdir(parents=True)
         (directory / package / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
-    (directory / on_demand.READY).write_text("")
+    files = on_demand._files(directory)
+    (directory / on_demand.FILES).write_text(json.dumps(
+        {"files": files, "hmac": on_demand._mac(on_demand._key("ghp_someOtherToken"), files)}))
 
 
 def test_a_directory_planted_by_another_user_is_never_imported(
@@ -144,24 +150,24 @@ def test_a_directory_others_can_write_is_never_imported(tmp_path: Path, write_ev
 
 def test_a_runner_temp_others_can_write_falls_back_to_this_users_cache(
         tmp_path: Path, write_event: EventWriter, github: FakeGitHub,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, installed: Path) -> None:
     runner_temp, cache = tmp_path / "runner-temp", tmp_path / "cache"
     runner_temp.mkdir()
     planted, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
     plant(planted, ran)
     planted.chmod(0o777)
-    # This user's own copy (0700, made here): importing it leaves `own` behind.
-    own_dir, own = on_demand.private_directory(cache / "rocm-deps"), tmp_path / "own-copy-ran"
+    # This user's own copy (0700), installed by an earlier step with this token.
     (cache / "rocm-deps").mkdir(parents=True, mode=0o700)
-    own_dir.mkdir(mode=0o700)
-    plant(own_dir, own)
+    own_dir = on_demand.private_directory(cache / "rocm-deps")
+    shutil.copytree(installed, own_dir, symlinks=True)
     (tmp_path / "bin").mkdir()
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
                           tmp_path / "bin")
+    assert result.returncode == 0, result.stderr[-2000:]
     assert (f"rocm-deps: not using {planted}: {planted} can be written by other users "
             f"(mode 777); using {own_dir}") in result.stderr
-    assert own.exists() and not ran.exists(), result.stderr[-2000:]
+    assert "installing PyGithub" not in result.stderr and not ran.exists()
 
 
 def test_a_runner_temp_below_a_directory_others_can_write_is_refused(
@@ -178,3 +184,87 @@ def test_a_runner_temp_below_a_directory_others_can_write_is_refused(
     assert (f"refusing to import PyGithub from {on_demand.private_directory(runner_temp)}: "
             f"{open_dir} above it can be written by other users (mode 777)") in result.stderr
     assert list(runner_temp.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The private directory as a step with TOKEN leaves it: installed (with uv) and signed."""
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    require_tool(uv is not None, "uv is not installed (pip install uv; .ci/run does)")
+    runner_temp = tmp_path_factory.mktemp("installed")
+    target = on_demand.private_directory(runner_temp)
+    target.mkdir(mode=0o700)
+    result = subprocess.run(on_demand.install_command(target, uv), capture_output=True,
+                            text=True, cwd=target, timeout=600,
+                            env={**os.environ, "UV_CACHE_DIR": str(runner_temp / "uv")})
+    assert result.returncode == 0, result.stderr[-2000:]
+    on_demand._sign(target, on_demand._key(TOKEN))
+    return target
+
+
+def step_after(installed: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A runner temp holding a copy of `installed` (timestamps kept, so its bytecode is
+    used), and a bin directory without uv."""
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    shutil.copytree(installed, on_demand.private_directory(runner_temp), symlinks=True)
+    (tmp_path / "bin").mkdir()
+    return runner_temp, tmp_path / "bin"
+
+
+@pytest.mark.parametrize("change", ["edit a module", "add a module", "add bytecode"])
+def test_files_changed_after_the_install_are_never_imported(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installed: Path,
+        change: str) -> None:
+    # An earlier step of the job, as this user but without the token, plants code where
+    # the next step imports PyGithub from: requests imports simplejson when it is there.
+    runner_temp, path = step_after(installed, tmp_path)
+    target, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
+    code = f"open({str(ran)!r}, 'w').write('ran')\n"
+    planted = {"edit a module": "github/__init__.py", "add a module": "simplejson.py",
+               "add bytecode": "simplejson.pyc"}[change]
+    if change == "edit a module":
+        (target / planted).write_text(code + (target / planted).read_text())
+    elif change == "add a module":
+        (target / planted).write_text(code)
+    else:
+        (target / planted).write_bytes(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(
+            compile(code, "simplejson.py", "exec")))
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp, path)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert (f"refusing to import PyGithub from {target}: {planted!r} changed since it was "
+            f"installed") in result.stderr
+    assert not ran.exists()
+
+
+def test_an_unchanged_install_is_imported_and_left_as_it_was(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installed: Path) -> None:
+    runner_temp, path = step_after(installed, tmp_path)
+    target = on_demand.private_directory(runner_temp)
+    before = on_demand._files(target)
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp, path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f'"sha": "{HEAD}"' in result.stdout and "installing PyGithub" not in result.stderr
+    assert on_demand._files(target) == before  # no bytecode written beside the list
+
+
+def test_a_list_another_token_signed_means_a_fresh_install(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub) -> None:
+    # A planted directory whose list is signed, but not with this token's key (whoever
+    # planted it has not the token): nothing of it is imported; it is emptied and
+    # installed afresh.
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    target, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
+    plant(target, ran)
+    path = tmp_path / "bin"
+    path.mkdir()
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    require_tool(uv is not None, "uv is not installed (pip install uv; .ci/run does)")
+    (path / "uv").symlink_to(str(uv))
+    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp, path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (f"rocm-deps: {target} holds no file list this token signed (another token's "
+            f"install, or an unfinished one): installing afresh") in result.stderr
+    assert f'"sha": "{HEAD}"' in result.stdout and not ran.exists()
+    assert on_demand._changed(target, on_demand._key(TOKEN)) == []

@@ -5,15 +5,25 @@ The tool runs on the standard library alone. With a token, PyGithub must be impo
 it is not (a bare runner or container), its pinned closure is installed from the
 hash-checked requirements-github.txt into a private directory (under `$RUNNER_TEMP`, so the
 next step of the job finds it ready, else under this user's cache) and that directory is put
-first on `sys.path`. A directory that another user owns or can write is never imported from. uv is
+on `sys.path`. A directory that another user owns or can write is never imported from. uv is
 used when it is on PATH, else this interpreter's pip.
+
+An earlier step of the same job runs as the same user and could rewrite that directory, so
+its contents are checked before every import: the install ends with a list of every file's
+sha256, signed with a key derived from the token (HMAC). A list this token did not sign (an
+older token's, a planted one) means a fresh install; a signed list that the files no longer
+match means someone changed them, and the step fails. A step without the token cannot sign;
+one with it has the token already.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
+import json
 import os
+import shutil
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,7 +34,10 @@ from rocm_deps.errors import FatalError
 from rocm_deps.runner import Runner
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
-READY = ".rocm-deps-ready"
+# Every installed file's sha256, and the list's HMAC under the token's key.
+FILES = ".rocm-deps-files.json"
+MAX_FILES = 20_000  # the pinned closure installs about 1,000 (with bytecode)
+MAX_LIST = 4 * 1024 * 1024
 
 
 def private_directory(base: Path) -> Path:
@@ -37,22 +50,24 @@ def install_command(target: Path, uv: str | None) -> list[str]:
     # Run in `target` (never the workspace, the checked-out pull request): uv without its
     # configuration files, pip isolated (-I), so nothing there chooses the index or the code.
     if uv is not None:
-        return [uv, "pip", "install", "--no-config", "--quiet", "--python", sys.executable,
+        return [uv, "pip", "install", "--no-config", "--quiet", "--compile-bytecode",
+                "--python", sys.executable,
                 "--target", str(target), "--require-hashes", "--no-deps", "-r",
                 str(REQUIREMENTS)]
-    # --no-compile: Python compiles what it imports, a few modules, not the whole closure.
+    # Bytecode is compiled at install (and listed with the sources): importing PyGithub
+    # from sources alone costs about a second a step.
     return [sys.executable, "-I", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-            "--no-input", "--no-compile", "--target", str(target), "--require-hashes",
-            "--no-deps", "-r", str(REQUIREMENTS)]
+            "--no-input", "--target", str(target), "--require-hashes", "--no-deps", "-r",
+            str(REQUIREMENTS)]
 
 
 def ensure_github(packages_dirs: Sequence[Path], uv: str | None, environ: Mapping[str, str],
-                  runner: Runner) -> None:
-    """Make `import github` work: as it is, from the private directory, or after installing
-    the pinned closure there. The first of `packages_dirs` that is this user's alone is
-    used ($RUNNER_TEMP, else this user's cache: in a `container:` job the runner's
-    temporary directory belongs to the host's user). `environ` is the installer's (without
-    the token)."""
+                  runner: Runner, token: str) -> None:
+    """Make `import github` work: as it is, from the private directory once its files are
+    the ones this token's install listed, or after installing the pinned closure there. The
+    first of `packages_dirs` that is this user's alone is used ($RUNNER_TEMP, else this
+    user's cache: in a `container:` job the runner's temporary directory belongs to the
+    host's user). `environ` is the installer's (without the token)."""
     if importlib.util.find_spec("github") is not None:
         return
     problems = []
@@ -69,7 +84,19 @@ def ensure_github(packages_dirs: Sequence[Path], uv: str | None, environ: Mappin
                          f"directory only this user can write.", title="rocm-deps: PyGithub")
     if problems:
         runner.info(f"rocm-deps: not using {'; nor '.join(problems)}; using {target}")
-    if not (target / READY).exists():
+    key = _key(token)
+    changed = _changed(target, key)
+    if changed:
+        raise FatalError(
+            f"refusing to import PyGithub from {target}: {_listed(changed)} changed since it "
+            f"was installed (by a step of this job, as this user). The code there would run "
+            f"with the token. Remove the directory to install it afresh, and find the step "
+            f"that wrote there.", title="rocm-deps: PyGithub")
+    if changed is None:
+        if any(target.iterdir()):
+            runner.info(f"rocm-deps: {target} holds no file list this token signed (another "
+                        f"token's install, or an unfinished one): installing afresh")
+            _empty(target)
         runner.info(f"rocm-deps: installing PyGithub (pinned, hash-checked) into {target}")
         result = process.run(install_command(target, uv), runner, cwd=target, env=environ,
                              capture=False)
@@ -80,9 +107,82 @@ def ensure_github(packages_dirs: Sequence[Path], uv: str | None, environ: Mappin
                 f"the package index, so the step needs network access to it, and "
                 f"{'uv' if uv else 'pip for ' + sys.executable} to install it. Without a "
                 f"token no package is needed.", title="rocm-deps: PyGithub")
-        (target / READY).write_text("")
+        _sign(target, key)
+    # Nothing new is written there: a module compiled now would be a file the list lacks.
+    sys.dont_write_bytecode = True
     sys.path.append(str(target))  # after the standard library and the tool's own source
     importlib.invalidate_caches()
+
+
+def _key(token: str) -> bytes:
+    return hashlib.sha256(b"rocm-deps: the PyGithub file list\0" +
+                          token.encode("utf-8", "surrogatepass")).digest()
+
+
+def _files(target: Path) -> dict[str, str]:
+    """Every entry below `target` but the list itself: a file's sha256, a link's target,
+    `other` for anything else (a directory is known by what it holds)."""
+    found: dict[str, str] = {}
+    for root, directories, names in os.walk(target):
+        for path in (Path(root) / name for name in [*names, *directories]):
+            relative = str(path.relative_to(target))
+            if relative == FILES or (path.is_dir() and not path.is_symlink()):
+                continue
+            if len(found) >= MAX_FILES:
+                raise FatalError(f"{target} holds more than {MAX_FILES:,} files; the PyGithub "
+                                 f"install has about a thousand. Remove it.",
+                                 title="rocm-deps: PyGithub")
+            status = path.lstat()
+            if stat.S_ISLNK(status.st_mode):
+                found[relative] = f"link:{path.readlink()}"
+            elif stat.S_ISREG(status.st_mode):
+                found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                found[relative] = "other"
+    return found
+
+
+def _mac(key: bytes, files: Mapping[str, str]) -> str:
+    canonical = json.dumps(files, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, canonical.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def _sign(target: Path, key: bytes) -> None:
+    files = _files(target)
+    (target / FILES).write_text(json.dumps({"files": files, "hmac": _mac(key, files)}))
+
+
+def _changed(target: Path, key: bytes) -> list[str] | None:
+    """The entries that differ from the list this token signed ([] when none do); None when
+    there is no such list."""
+    try:
+        with (target / FILES).open("rb") as handle:
+            data = handle.read(MAX_LIST + 1)
+        document = json.loads(data) if len(data) <= MAX_LIST else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    listed = document.get("files") if isinstance(document, dict) else None
+    mac = document.get("hmac") if isinstance(document, dict) else None
+    if not (isinstance(listed, dict) and isinstance(mac, str) and all(
+            isinstance(value, str) for value in listed.values())) or not hmac.compare_digest(
+            _mac(key, listed), mac):
+        return None
+    found = _files(target)
+    return sorted(name for name in listed.keys() | found.keys()
+                  if listed.get(name) != found.get(name))
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(repr(name) for name in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _empty(target: Path) -> None:
+    for entry in target.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def _make_private(base: Path, target: Path) -> str | None:
