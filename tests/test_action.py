@@ -336,8 +336,8 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
         github.log.clear()
         code, log = run_act(
             tmp_path, pip_cache, comment_example(reports), "workflow_run",
-            {"workflow_run": {"id": 77, "event": "pull_request", "head_sha": head,
-                              "pull_requests": [],
+            {"workflow_run": {"id": 77, "name": "ROCm suite", "event": "pull_request",
+                              "head_sha": head, "pull_requests": [],
                               "html_url": "https://github.com/radixark/miles/actions/runs/77"},
              "repository": {"full_name": "radixark/miles"}},
             "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
@@ -345,10 +345,12 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
         assert github.log == [
             "GET /repos/radixark/miles/pulls/7", "GET /repos/sgl-project/sglang/pulls/102",
             "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100",
-            "POST /repos/radixark/miles/issues/7/comments"]
+            "POST /repos/radixark/miles/issues/7/comments",
+            "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100"]  # read back
         [posted] = github.repository("radixark/miles").comments[7]
-    manifest = read_manifest(posted["body"])
-    assert manifest is not None
+    document = read_manifest(posted["body"])
+    assert document is not None and list(document.suites) == ["ROCm suite"]  # the trigger's
+    manifest = document.suites["ROCm suite"]
     assert manifest.run == "https://github.com/radixark/miles/actions/runs/77"
     assert manifest.tested["sglang"].sha == "2" * 40
     assert "`install-mi350: installed, 0.5.16`" in posted["body"]

@@ -102,6 +102,11 @@ OPTIONS: tuple[Option, ...] = (
            "workflow_run its head must be the run's head commit", "N"),
     Option("run-url", ("comment",), "the run the comment links to (default: the triggering "
            "run under workflow_run, else this one)", "URL"),
+    Option("suite", ("comment", "merge-check"), "comment: this suite's name, its section of "
+           "the manifest comment (default: the workflow's name; under workflow_run the "
+           "triggering workflow's). merge-check: a suite --require-tested checks, repeatable "
+           "(action: one per line; default: every suite in the manifest)", "NAME",
+           repeatable=True),
     Option("bot-login", ("comment", "merge-check"), "the login the manifest comment is "
            "written by; a comment with the marker by anyone else is ignored",
            "LOGIN", default=DEFAULT_BOT),
@@ -186,6 +191,8 @@ def read(command: Command, raw: Mapping[str, str | Sequence[str] | None], *,
 
 def _check(option: Option, value: str | Sequence[str], where: str) -> Value:
     if option.repeatable:
+        if isinstance(value, str) and not value.strip():
+            return None  # an action input left empty: not given
         return tuple([value] if isinstance(value, str) else value)
     assert isinstance(value, str)
     text = value.strip()

@@ -23,6 +23,7 @@ from typing import cast
 
 from rocm_deps.config import Config, load_config
 from rocm_deps.config.profiles import Profile
+from rocm_deps.contract.manifest import RUN_URL, checked_suite
 from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
@@ -84,6 +85,7 @@ class MergeCheckSettings:
     body_file: Path | None = None  # on pull_request: this body instead of the payload's
     bot_login: str = DEFAULT_BOT
     body_source: BodySource = "event"  # api: the live body, as a re-run should judge it
+    suites: tuple[str, ...] = ()  # --require-tested checks these; (): every suite there is
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class CommentSettings:
     run_url: str = ""  # --run-url, else this run's; "" under workflow_run: the payload's
     bot_login: str = DEFAULT_BOT
     output_format: OutputFormat = "text"
+    # This suite's section of the manifest; None: under workflow_run, the name of the
+    # triggering workflow (read with the payload).
+    suite: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,10 @@ def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheck
         event_path=event_path, api=_api_settings(given, environ),
         policy=cast(Policy, given.text("policy")), output_format=_output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
-        bot_login=_login(given), body_source=cast(BodySource, given.text("body-source")))
+        bot_login=_login(given), body_source=cast(BodySource, given.text("body-source")),
+        suites=tuple(dict.fromkeys(checked_suite(line.strip(), given.where("suite"))
+                                   for item in given.items("suite")
+                                   for line in item.splitlines() if line.strip())))
 
 
 def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSettings:
@@ -214,11 +222,29 @@ def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSetting
         config=_config(given), reports=reports, event_name=event_name,
         event_path=event_path, api=_api_settings(given, environ),
         pr=int(pr) if pr is not None else None, run_url=run_url, bot_login=_login(given),
-        output_format=_output_format(given))
+        output_format=_output_format(given), suite=_suite(given, environ, event_name))
 
 
-# A run's URL as the comment links it: nothing that could end the link or open Markdown.
-RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?")
+def _suite(given: Given, environ: Mapping[str, str], event_name: str) -> str | None:
+    """The suite `comment` writes for: the input, else the workflow's name (under
+    workflow_run: None, the triggering workflow's, read with the payload)."""
+    named = [line.strip() for item in given.items("suite") for line in item.splitlines()
+             if line.strip()]
+    if len(named) > 1:
+        raise UsageError(f"{given.where('suite')}: comment writes one suite's section; got "
+                         f"{len(named)} names")
+    if named:
+        return checked_suite(named[0], given.where("suite"))
+    if event_name == "workflow_run":
+        return None
+    workflow = environ.get("GITHUB_WORKFLOW", "")
+    if not workflow:
+        raise UsageError(f"{given.where('suite')}: give this suite's name (outside a workflow "
+                         f"run there is no $GITHUB_WORKFLOW to take it from)")
+    return checked_suite(workflow.strip(), f"the workflow's name ($GITHUB_WORKFLOW; give "
+                                           f"{given.where('suite')} instead):")
+
+
 LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
 
 

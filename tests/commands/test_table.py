@@ -28,7 +28,7 @@ def test_every_command_has_an_entry_whose_module_runs_it() -> None:
 @pytest.mark.parametrize(("command", "options", "talks_to_github"), [
     ("resolve", {}, True),
     ("merge-check", {}, True),
-    ("comment", {"report": ["r.json"]}, True),
+    ("comment", {"report": ["r.json"], "suite": ["ROCm CI"]}, True),
     ("install", {}, True),  # single-job: it resolves the event itself
     ("install", {"overrides": "{}"}, False),
     ("demo", {}, False),

@@ -13,7 +13,13 @@ from typing import Any, Protocol
 import pytest
 
 from rocm_deps.contract.install import DependencyReport, InstallReport, PatchOutcome
-from rocm_deps.contract.manifest import MANIFEST_MARKER, Manifest, ManifestEntry, read_manifest
+from rocm_deps.contract.manifest import (
+    MANIFEST_MARKER,
+    Manifest,
+    ManifestDocument,
+    ManifestEntry,
+    read_manifest,
+)
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.markdown_oracle import render
@@ -25,6 +31,15 @@ MILES_HEAD = "5" * 40
 RUN = "https://github.com/radixark/miles/actions/runs/42"
 COMMENTS = "/repos/radixark/miles/issues/7/comments"
 LIST = f"GET {COMMENTS}?page=1&per_page=100"
+SUITE = "ROCm CI"
+
+
+@pytest.fixture(autouse=True)
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses before a written comment is read back (time is the one thing mocked)."""
+    slept: list[float] = []
+    monkeypatch.setattr("rocm_deps.guard.manifest.sleep", slept.append)
+    return slept
 
 
 @pytest.fixture
@@ -57,7 +72,7 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
     log holds only the comment's requests."""
     env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "radixark/miles",
-           "GITHUB_RUN_ID": "42"}
+           "GITHUB_RUN_ID": "42", "GITHUB_WORKFLOW": SUITE}
 
     def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
@@ -81,6 +96,18 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
                    env=env)
 
     return invoke
+
+
+def data(run: str, tested: dict[str, ManifestEntry], suite: str = SUITE) -> str:
+    """The data block of a manifest with one suite's section."""
+    return ManifestDocument({suite: Manifest(run, tested)}).data_block()
+
+
+def section_of(body: str, suite: str = SUITE) -> Manifest:
+    """`suite`'s section of a comment body's data block."""
+    document = read_manifest(body)
+    assert document is not None, body
+    return document.suites[suite]
 
 
 def thread(github: FakeGitHub) -> list[dict[str, Any]]:
@@ -115,23 +142,27 @@ def install_report(tmp_path: Path, name: str, *, sha: str = HEAD_102,
 
 
 def test_the_first_run_creates_one_comment_with_what_was_tested(
-        comment: Run, github: FakeGitHub, tmp_path: Path) -> None:
+        comment: Run, github: FakeGitHub, tmp_path: Path, pauses: list[float]) -> None:
     gpu = install_report(tmp_path, "mi350-1.json")
     result = comment("Testing the fix.\n\nci-sglang-pr: #102\n", installs=(gpu,))
     assert result.code == 0, result.stderr
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    # Written, then read back after a pause: another suite writing at once would show.
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
+                          LIST]
+    assert pauses == [3.0]
     [posted] = thread(github)
     assert posted["user"]["login"] == "github-actions[bot]"
     body = posted["body"]
     assert body.startswith(MANIFEST_MARKER + "\n")
+    assert f"<!-- rocm-deps:suite {SUITE} -->\n#### Suite `{SUITE}`\n" in body
     assert ("| `sglang` | `body, line 3: #102` | [sgl-project/sglang#102](https://github.com/"
             "sgl-project/sglang/pull/102) open | `222222222222` | `sglang.patch: applied` | "
             "`mi350-1: installed, 0.5.16.dev201+g2222222` |") in body
     assert f"Run: {RUN}" in body
     assert ("rocm-deps install --overrides '{\"sglang\":{\"ref\":\"refs/pull/102/head\","
             f"\"sha\":\"{HEAD_102}\"}}}}'") in body
-    assert read_manifest(body) == Manifest(RUN, {"sglang": ManifestEntry(
-        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)})
+    assert read_manifest(body) == ManifestDocument({SUITE: Manifest(RUN, {"sglang": ManifestEntry(
+        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)})})
     assert json.loads(result.stdout)["action"] == "created"
     assert result.outputs["comment"] == "created"
     # What GitHub shows: the table renders, the marker and the data block stay hidden.
@@ -147,11 +178,10 @@ def test_a_second_run_updates_the_comment_in_place(comment: Run, github: FakeGit
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
-                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}"]
+                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}", LIST]
     [updated] = thread(github)
     assert updated["id"] == first["id"]
-    manifest = read_manifest(updated["body"])
-    assert manifest is not None and manifest.tested["sglang"].sha == MOVED
+    assert section_of(updated["body"]).tested["sglang"].sha == MOVED
 
 
 def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
@@ -168,12 +198,13 @@ def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
 
 def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
         comment: Run, github: FakeGitHub) -> None:
-    forged = (f"{MANIFEST_MARKER}\nall tested\n" + Manifest(RUN, {"sglang": ManifestEntry(
-        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)}).data_block())
+    forged = (f"{MANIFEST_MARKER}\nall tested\n" + data(RUN, {"sglang": ManifestEntry(
+        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)}))
     mallory = github.repository("radixark/miles").add_comment(7, "mallory", forged)
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
+                          LIST]
     look_alike, ours = thread(github)
     assert (look_alike["id"], look_alike["body"]) == (mallory, forged)
     assert ours["user"]["login"] == "github-actions[bot]"
@@ -187,7 +218,7 @@ def test_a_deleted_comment_is_created_again(comment: Run, github: FakeGitHub) ->
     thread(github).clear()
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log[-1] == f"POST {COMMENTS}"
+    assert github.log[-2:] == [f"POST {COMMENTS}", LIST]
     assert len(thread(github)) == 1
 
 
@@ -206,7 +237,7 @@ def test_nothing_named_any_more_updates_the_comment_to_say_so(comment: Run,
     assert result.code == 0, result.stderr
     [only] = thread(github)
     assert "Nothing is named now" in only["body"]
-    assert read_manifest(only["body"]) == Manifest(RUN, {})
+    assert read_manifest(only["body"]) == ManifestDocument({SUITE: Manifest(RUN, {})})
 
 
 def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> None:
@@ -215,7 +246,7 @@ def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> N
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102"] * 2 + [
-        LIST, f"POST {COMMENTS}"]
+        LIST, f"POST {COMMENTS}", LIST]
 
 
 HOSTILE = "<img src=x onerror=alert(1)> [click](https://evil.example) **bold** | `x`"
@@ -272,7 +303,7 @@ def test_an_oversized_report_is_refused_unread(comment: Run, github: FakeGitHub,
 
 
 def workflow_run(head: str) -> dict[str, Any]:
-    return {"workflow_run": {"head_sha": head, "pull_requests": [],
+    return {"workflow_run": {"name": SUITE, "head_sha": head, "pull_requests": [],
                              "html_url": "https://github.com/radixark/miles/actions/runs/77"}}
 
 
@@ -342,8 +373,9 @@ def test_require_tested_fails_once_the_dependency_moves(comment: Run, guard: Gua
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"] == (
-        f"pull request #7: sgl-project/sglang#102 moved since it was tested: tested "
-        f"{HEAD_102}, head now {MOVED}. Re-run {RUN} so that CI tests the new head")
+        f"pull request #7: sgl-project/sglang#102 moved since suite `{SUITE}` ({RUN}) tested "
+        f"it: tested {HEAD_102}, head now {MOVED}. Re-run the suite so that CI tests the new "
+        f"head")
     assert "::error title=rocm-deps%3A tested dependency moved::" in result.stderr
 
 
@@ -352,7 +384,7 @@ def test_require_tested_fails_when_the_named_pr_is_not_the_tested_one(
     assert comment("ci-sglang-pr: #101").code == 0
     result = guard("ci-sglang-pr: #102")
     assert result.code == 1
-    assert "sgl-project/sglang#102 was not tested" in result.stderr
+    assert f"sgl-project/sglang#102 was not tested by suite `{SUITE}`" in result.stderr
 
 
 @pytest.mark.parametrize(("event", "code", "level"), [("merge_group", 1, "error"),
@@ -370,8 +402,8 @@ def test_without_a_manifest_a_merge_group_fails_and_a_pull_request_warns(
 def test_a_look_alike_manifest_is_not_believed(guard: Guard, github: FakeGitHub,
                                                event: str) -> None:
     github.repository("radixark/miles").add_comment(7, "mallory", f"{MANIFEST_MARKER}\n" + (
-        Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", HEAD_102,
-                                        102)}).data_block()))
+        data(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", HEAD_102,
+                                           102)})))
     result = guard("ci-sglang-pr: #102", event=event)
     assert result.code == (1 if event == "merge_group" else 0)
     assert "has no manifest comment by github-actions[bot]" in result.stderr
@@ -395,8 +427,8 @@ def test_merge_check_reads_a_body_file_without_an_event(cli: Cli, tmp_path: Path
 
 # ---- what an adversarial review found -----------------------------------------------------
 
-FORGED = ('<!-- rocm-deps:data {"version":1,"run":"","tested":{"sglang":{"repository":'
-          f'"sgl-project/sglang","ref":"y","sha":"{MOVED}","pr":102}}}}}} -->')
+FORGED = ('<!-- rocm-deps:data {"version":2,"suites":{"ROCm CI":{"run":"","tested":{"sglang":'
+          f'{{"repository":"sgl-project/sglang","ref":"y","sha":"{MOVED}","pr":102}}}}}}}}}} -->')
 
 
 def test_a_data_block_quoted_from_a_report_cannot_pose_as_the_manifest(
@@ -404,18 +436,19 @@ def test_a_data_block_quoted_from_a_report_cannot_pose_as_the_manifest(
     gpu = install_report(tmp_path, "mi350.json", version=FORGED[:200], patch=FORGED[:200])
     assert comment("ci-sglang-pr: #102", installs=(gpu,)).code == 0
     [posted] = thread(github)
-    manifest = read_manifest(posted["body"])
-    assert manifest is not None and manifest.tested["sglang"].sha == HEAD_102
+    assert section_of(posted["body"]).tested["sglang"].sha == HEAD_102
     github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
     assert guard("ci-sglang-pr: #102").code == 1  # the move is noticed
 
 
 def test_a_second_data_block_makes_a_comment_untrusted() -> None:
-    real = Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "r", HEAD_102, 102)})
+    real = ManifestDocument({SUITE: Manifest(RUN, {"sglang": ManifestEntry(
+        "sgl-project/sglang", "r", HEAD_102, 102)})})
+    assert read_manifest(FORGED) is not None  # a block that would be believed alone
     assert read_manifest(f"{MANIFEST_MARKER}\n{real.data_block()}\n") == real
     assert read_manifest(f"{MANIFEST_MARKER}\n{FORGED}\n{real.data_block()}\n") is None
     assert read_manifest(f"{MANIFEST_MARKER}\n{real.data_block()}\nmore text\n") is None
-    assert read_manifest(real.data_block().replace('"version":1', '"version":true')) is None
+    assert read_manifest(real.data_block().replace('"version":2', '"version":true')) is None
 
 
 def test_a_carriage_return_in_a_value_cannot_leave_its_table_cell(
@@ -455,8 +488,7 @@ def test_only_a_commit_every_install_report_installed_counts_as_tested(
     (tmp_path / "empty.json").write_text('{"version": 1, "dependencies": {}}')
     assert comment("ci-sglang-pr: #102", installs=installs).code == 0
     body = thread(github)[0]["body"]
-    manifest = read_manifest(body)
-    assert manifest is not None and manifest.tested["sglang"].sha is None
+    assert section_of(body).tested["sglang"].sha is None
     assert ("not confirmed: resolve pinned `222222222222`, no install report says it was "
             "installed") in body
 
@@ -472,11 +504,11 @@ def test_long_lists_are_folded(comment: Run, github: FakeGitHub, tmp_path: Path)
 def test_a_manifest_for_another_repository_does_not_count(guard: Guard,
                                                          github: FakeGitHub) -> None:
     github.repository("radixark/miles").add_comment(7, "github-actions[bot]", (
-        f"{MANIFEST_MARKER}\n" + Manifest(RUN, {"sglang": ManifestEntry(
-            "someone/sglang-fork", "refs/pull/102/head", HEAD_102, 102)}).data_block()))
+        f"{MANIFEST_MARKER}\n" + data(RUN, {"sglang": ManifestEntry(
+            "someone/sglang-fork", "refs/pull/102/head", HEAD_102, 102)})))
     result = guard("ci-sglang-pr: #102")
     assert result.code == 1
-    assert "sgl-project/sglang#102 was not tested" in result.stderr
+    assert f"sgl-project/sglang#102 was not tested by suite `{SUITE}`" in result.stderr
 
 
 SHA_A, SHA_B = "a" * 40, "b" * 40
@@ -505,8 +537,8 @@ def test_a_sha_edited_after_the_run_fails_require_tested(
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"] == (
-        f"pull request #7: `ci-sglang-pr: {SHA_B}` names {SHA_B}, but the manifest of {RUN} "
-        f"says {SHA_A} of sgl-project/sglang was tested: re-run the suite so that CI tests it")
+        f"pull request #7: `ci-sglang-pr: {SHA_B}` names {SHA_B}, but suite `{SUITE}` ({RUN}) "
+        f"tested {SHA_A} of sgl-project/sglang: re-run the suite so that CI tests it")
 
 
 def test_a_sha_never_tested_fails_a_merge_group_without_a_manifest(guard: Guard) -> None:
@@ -520,8 +552,8 @@ def test_a_sha_never_tested_fails_a_merge_group_without_a_manifest(guard: Guard)
 def test_an_unreadable_bot_manifest_is_an_error_on_every_event(
         guard: Guard, github: FakeGitHub, event: str) -> None:
     """A second data block (a quoted value) must not read as "no manifest, warn"."""
-    block = Manifest(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head",
-                                                   HEAD_102, 102)}).data_block()
+    block = data(RUN, {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head",
+                                               HEAD_102, 102)})
     github.repository("radixark/miles").add_comment(
         7, "github-actions[bot]", f"{MANIFEST_MARKER}\n{block}\n{block}")
     result = guard("ci-sglang-pr: #102", event=event)
@@ -554,8 +586,14 @@ def test_require_tested_fails_closed_on_a_group_it_cannot_identify_even_under_wa
      "--run-url 'javascript:alert(1)' is not an http(s) URL"),
     (("--report", "r.json", "--bot-login", "evil login"),
      "--bot-login has invalid value 'evil login'. Expected a GitHub login"),
-    (("--report", "r.json"), "comment writes on the pull request: set the `github-token` "
-                             "input"),
+    (("--report", "r.json", "--suite", "ROCm"), "comment writes on the pull request: set the "
+                                                "`github-token` input"),
+    (("--report", "r.json"), "--suite: give this suite's name (outside a workflow run there "
+                             "is no $GITHUB_WORKFLOW to take it from)"),
+    (("--report", "r.json", "--suite", "ROCm", "--suite", "CUDA"),
+     "--suite: comment writes one suite's section; got 2 names"),
+    (("--report", "r.json", "--suite", "ROCm `x`"), "--suite 'ROCm `x`' cannot name a suite: "
+                                                    "use letters, digits, spaces and"),
 ])
 def test_comment_usage_errors(cli: Cli, tmp_path: Path, extra: tuple[str, ...],
                               message: str) -> None:
@@ -591,7 +629,8 @@ def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
                  "--config", str(config), "--report", str(report),
                  "--report", str(installed_everything(document, tmp_path)),
                  "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json",
-                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
+                      "GITHUB_WORKFLOW": SUITE})
     assert result.code == 0, result.stderr
     [posted] = thread(github)
     assert posted["body"].count("<!-- rocm-deps:data") == 1
@@ -599,7 +638,7 @@ def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
     github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
     moved = guard("ci-sglang-pr: #102", event="pull_request")
     assert moved.code == 1
-    assert "moved since it was tested" in moved.stderr
+    assert f"moved since suite `{SUITE}` tested it" in moved.stderr
 
 
 def test_under_workflow_run_the_payloads_pull_request_wins_over_the_artifact(
@@ -616,3 +655,143 @@ def test_under_workflow_run_the_payloads_pull_request_wins_over_the_artifact(
     agreeing = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run", payload=payload)
     assert agreeing.code == 0, agreeing.stderr
     assert len(thread(github)) == 1
+
+
+# ---- one section per suite ------------------------------------------------------------------
+
+CUDA = "CUDA CI"
+
+
+def test_two_suites_keep_their_own_sections_in_the_one_comment(
+        comment: Run, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    [first] = thread(github)
+    rocm_text = first["body"].split("\n\n", 1)[1].rsplit("\n\n", 1)[0]  # the ROCm section
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    result = comment("ci-sglang-pr: #102", "--suite", CUDA)
+    assert result.code == 0, result.stderr
+    [both] = thread(github)
+    assert both["id"] == first["id"]
+    document = read_manifest(both["body"])
+    assert document is not None and list(document.suites) == [CUDA, SUITE]  # by name
+    assert document.suites[SUITE].tested["sglang"].sha == HEAD_102  # ROCm's, kept
+    assert document.suites[CUDA].tested["sglang"].sha == MOVED
+    assert rocm_text in both["body"]  # shown as the ROCm suite wrote it
+    assert both["body"].index(f"#### Suite `{CUDA}`") < both["body"].index(
+        f"#### Suite `{SUITE}`")
+    assert json.loads(result.stdout)["suite"] == CUDA
+
+
+def test_a_suite_rerun_replaces_only_its_own_section(comment: Run, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    assert comment("ci-sglang-pr: #102", "--suite", CUDA).code == 0
+    cuda_before = section_of(thread(github)[0]["body"], CUDA)
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    assert comment("ci-sglang-pr: #102").code == 0
+    body = thread(github)[0]["body"]
+    assert section_of(body, SUITE).tested["sglang"].sha == MOVED
+    assert section_of(body, CUDA) == cuda_before
+
+
+def test_a_concurrent_write_that_drops_this_suites_section_is_repaired(
+        comment: Run, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CUDA suite's `comment` read the comment before the ROCm write landed and writes
+    after it: the ROCm step reads back after its pause, finds its section gone and writes
+    again with both."""
+    assert comment("ci-sglang-pr: #102", "--suite", CUDA).code == 0
+    cuda_only = thread(github)[0]["body"]
+    slept: list[float] = []
+
+    def other_suite_writes(seconds: float) -> None:
+        if not slept:
+            thread(github)[0]["body"] = cuda_only  # CUDA's write, without ROCm's section
+        slept.append(seconds)
+
+    monkeypatch.setattr("rocm_deps.guard.manifest.sleep", other_suite_writes)
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    patch = f"PATCH /repos/radixark/miles/issues/comments/{thread(github)[0]['id']}"
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, patch, LIST, patch,
+                          LIST]
+    assert slept == [3.0, 3.0]
+    document = read_manifest(thread(github)[0]["body"])
+    assert document is not None and set(document.suites) == {SUITE, CUDA}
+
+
+def test_a_comment_that_keeps_losing_the_section_fails_the_step(
+        comment: Run, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert comment("ci-sglang-pr: #102", "--suite", CUDA).code == 0
+    cuda_only = thread(github)[0]["body"]
+    monkeypatch.setattr("rocm_deps.guard.manifest.sleep",
+                        lambda seconds: thread(github)[0].update(body=cuda_only))
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 1
+    assert (f"the manifest comment on pull request #7 lost suite '{SUITE}''s section after "
+            f"each of 4 writes: another step keeps rewriting it") in result.stderr
+
+
+def test_an_older_versions_comment_is_rewritten_with_a_warning(
+        comment: Run, github: FakeGitHub) -> None:
+    version_1 = (f"{MANIFEST_MARKER}\nold\n" '<!-- rocm-deps:data {"version":1,"run":"",'
+                 '"tested":{}} -->')
+    github.repository("radixark/miles").add_comment(7, "github-actions[bot]", version_1)
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr
+    [rewritten] = thread(github)
+    assert list(read_manifest(rewritten["body"]).suites) == [SUITE]  # type: ignore[union-attr]
+    assert (f"::warning title=rocm-deps%3A manifest rewritten::the manifest comment by "
+            f"github-actions[bot] could not be read (an older version's, or edited): rewritten "
+            f"with suite '{SUITE}' alone") in result.stderr
+
+
+@pytest.mark.parametrize("name", ["ROCm `x`", "a | b", "<!-- x -->", " ", "x" * 101, "a\nb"])
+def test_a_workflow_name_that_cannot_name_a_suite_is_refused(
+        comment: Run, github: FakeGitHub, name: str) -> None:
+    payload = workflow_run(MILES_HEAD)
+    payload["workflow_run"]["name"] = name
+    result = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run", payload=payload)
+    assert result.code == 2
+    assert ("the workflow_run payload names no workflow (workflow_run.name)" if not name.strip()
+            else "the triggering workflow's name (workflow_run.name; give input `suite` "
+                 "instead) ") in result.stderr
+    assert thread(github) == []
+
+
+def test_require_tested_checks_every_suite_in_the_manifest_by_default(
+        comment: Run, guard: Guard, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    assert comment("ci-sglang-pr: #102", "--suite", CUDA).code == 0
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    assert comment("ci-sglang-pr: #102").code == 0  # ROCm re-ran on the new head; CUDA not
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 1
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["message"].startswith(
+        f"pull request #7: sgl-project/sglang#102 moved since suite `{CUDA}` ({RUN}) tested "
+        f"it: tested {HEAD_102}, head now {MOVED}")
+    only_rocm = guard("ci-sglang-pr: #102", "--suite", SUITE)
+    assert only_rocm.code == 0, only_rocm.stderr
+    assert json.loads(only_rocm.stdout)["errors"] == []
+
+
+@pytest.mark.parametrize(("event", "code", "level"), [("merge_group", 1, "error"),
+                                                      ("pull_request", 0, "warning")])
+def test_a_suite_told_to_check_that_has_not_reported_is_not_tested(
+        comment: Run, guard: Guard, event: str, code: int, level: str) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    result = guard("ci-sglang-pr: #102", "--suite", SUITE, "--suite", CUDA, event=event)
+    assert result.code == code, result.stderr
+    assert (f"::{level} title=rocm-deps%3A not tested") in result.stderr
+    assert (f"pull request #7 has no section of suite `{CUDA}` in the manifest comment (it "
+            f"holds `{SUITE}`): nothing says which dependency commits that suite "
+            f"tested") in result.stderr
+
+
+def test_section_texts_are_read_by_their_opening_lines() -> None:
+    from rocm_deps.contract.manifest import section_texts
+
+    body = (f"{MANIFEST_MARKER}\n### title\n\n<!-- rocm-deps:suite A -->\n#### Suite `A`\n\n"
+            f"table A\n\n<!-- rocm-deps:suite bad `name` -->\nlost\n\n"
+            f"<!-- rocm-deps:suite B -->\ntext B\n\n{data(RUN, {})}\n")
+    assert section_texts(body) == {"A": "<!-- rocm-deps:suite A -->\n#### Suite `A`\n\ntable A",
+                                   "B": "<!-- rocm-deps:suite B -->\ntext B"}

@@ -21,15 +21,22 @@ def run(settings: CommentSettings, runner: Runner) -> int:
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
     tested = collect(settings, api)
-    body = manifest_report.comment_body(tested)
-    action, ignored = upsert(api, tested, body, settings.bot_login)
+    written = upsert(api, tested, lambda document, kept: manifest_report.comment_body(
+        tested, document, kept), settings.bot_login)
+    action, ignored = written.action, written.ignored
+    if written.dropped:
+        runner.warning(f"the manifest comment by {settings.bot_login} could not be read (an "
+                       f"older version's, or edited): rewritten with suite "
+                       f"{tested.suite!r} alone; every other suite's `comment` step adds its "
+                       f"section again when it next runs", title="rocm-deps: manifest rewritten")
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",
                        title="rocm-deps: look-alike manifest")
-    document = {"action": action, "pull_request": tested.number, "ignored_comments": ignored,
+    document = {"action": action, "pull_request": tested.number, "suite": tested.suite,
+                "ignored_comments": ignored,
                 "tested": {name: entry.to_json()
                            for name, entry in tested.manifest.tested.items()}}
-    publish(runner, {COMMENT: action}, body, document,
+    publish(runner, {COMMENT: action}, written.body, document,
             manifest_report.text(action, tested, ignored), settings.output_format)
     return EXIT_OK

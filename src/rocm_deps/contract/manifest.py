@@ -1,11 +1,13 @@
-"""The manifest: what a run tested, kept on the pull request (architecture §10). The comment's
-hidden data block (written by `comment`, read back by `merge-check --require-tested`), the
-install reports of other jobs it is built from (untrusted files, validated field by field),
-and the rows the comment shows. Pure, like the rest of `contract`."""
+"""The manifest: what each suite's last run tested, kept on the pull request (architecture §10).
+The comment's hidden data block (written by `comment`, read back by `merge-check
+--require-tested`) with one section per suite, the install reports of other jobs it is
+built from (untrusted files, validated field by field), and the rows the comment shows.
+Pure, like the rest of `contract`."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
@@ -16,12 +18,29 @@ from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA
 
-# The comment's marker, and its data block: one line `<!-- rocm-deps:data {json} -->`.
+# The comment's marker, its data block (one line `<!-- rocm-deps:data {json} -->`, the last),
+# and the line that opens each suite's section of the text.
 MANIFEST_MARKER = "<!-- rocm-deps:manifest -->"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: one section per suite
 DATA_OPEN, DATA_CLOSE = "<!-- rocm-deps:data ", " -->"
+SECTION_OPEN = "<!-- rocm-deps:suite "
 MAX_DATA = 64 * 1024  # a GitHub comment holds at most 65,536 characters
 MAX_TESTED = 100
+MAX_SUITES = 20
+# A suite's name (by default its workflow's): shown in a code span and in an HTML comment,
+# so nothing that could end either, start Markdown or reach a shell.
+# A run's URL as the comment links it: nothing that could end the link or open Markdown.
+RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?")
+SUITE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._()+/-]{0,98}[A-Za-z0-9._()+/-])?")
+
+
+def checked_suite(name: str, where: str) -> str:
+    """`name` as a suite's name, or a usage error that says what `where` must hold."""
+    if not SUITE.fullmatch(name):
+        raise UsageError(f"{where} {name[:100]!r} cannot name a suite: use letters, digits, "
+                         f"spaces and `._()+/-` (at most 100, starting and ending with neither "
+                         f"a space nor a mark of those)")
+    return name
 
 
 @dataclass(frozen=True)
@@ -39,22 +58,36 @@ class ManifestEntry:
 
 @dataclass(frozen=True)
 class Manifest:
+    """One suite's section: what its last run tested."""
+
     run: str  # the run's URL, "" when unknown
     tested: Mapping[str, ManifestEntry]
 
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run,
+                "tested": {name: entry.to_json() for name, entry in self.tested.items()}}
+
+
+@dataclass(frozen=True)
+class ManifestDocument:
+    """The data block: each suite's section, by the suite's name."""
+
+    suites: Mapping[str, Manifest]
+
     def data_block(self) -> str:
-        document = {"version": MANIFEST_VERSION, "run": self.run,
-                    "tested": {name: entry.to_json() for name, entry in self.tested.items()}}
+        document = {"version": MANIFEST_VERSION,
+                    "suites": {name: suite.to_json() for name, suite in self.suites.items()}}
         # `<`, `>` and `&` escaped: nothing inside can close the HTML comment early.
         text = (json.dumps(document, separators=(",", ":"), sort_keys=True)
                 .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
         return f"{DATA_OPEN}{text}{DATA_CLOSE}"
 
 
-def read_manifest(body: str) -> Manifest | None:
-    """The manifest of a comment body, None unless the body holds exactly one data block and
-    it is the last line: the writer puts it there, and a second one (a value quoted from a
-    report, a hand edit) makes the comment untrustworthy rather than readable."""
+def read_manifest(body: str) -> ManifestDocument | None:
+    """The data block of a comment body, None unless the body holds exactly one and it is
+    the last line: the writer puts it there, and a second one (a value quoted from a report,
+    a hand edit) makes the comment untrustworthy rather than readable. A block of another
+    version (version 1 had no suites) is unreadable too: the next `comment` rewrites it."""
     last = body.rstrip("\n").rsplit("\n", 1)[-1]
     if body.count(DATA_OPEN) != 1 or not (last.startswith(DATA_OPEN) and last.endswith(
             DATA_CLOSE)) or len(last) > MAX_DATA:
@@ -66,8 +99,24 @@ def read_manifest(body: str) -> Manifest | None:
     if not isinstance(document, dict) or type(document.get("version")) is not int or (
             document["version"] != MANIFEST_VERSION):
         return None
-    run, entries = document.get("run"), document.get("tested")
-    if not isinstance(run, str) or not isinstance(entries, dict) or len(entries) > MAX_TESTED:
+    suites = document.get("suites")
+    if not isinstance(suites, dict) or len(suites) > MAX_SUITES:
+        return None
+    read: dict[str, Manifest] = {}
+    for name, section in suites.items():
+        suite = _suite(section)
+        if suite is None or not SUITE.fullmatch(name):
+            return None
+        read[name] = suite
+    return ManifestDocument(read)
+
+
+def _suite(section: object) -> Manifest | None:
+    if not isinstance(section, dict):
+        return None
+    run, entries = section.get("run"), section.get("tested")
+    if not isinstance(run, str) or (run and not RUN_URL.fullmatch(run)) or not isinstance(
+            entries, dict) or len(entries) > MAX_TESTED:
         return None
     tested = {}
     for name, entry in entries.items():
@@ -76,6 +125,25 @@ def read_manifest(body: str) -> Manifest | None:
             return None
         tested[name] = parsed
     return Manifest(run, tested)
+
+
+def section_texts(body: str) -> dict[str, str]:
+    """The shown text of each suite's section in a comment body the bot wrote (from its
+    opening line up to the next one or the data block), by suite name; a section whose
+    opening line names no valid suite is left out."""
+    texts: dict[str, str] = {}
+    name, lines = None, []
+    for line in body.rstrip("\n").split("\n")[:-1]:  # the last line is the data block
+        if line.startswith(SECTION_OPEN) and line.endswith(DATA_CLOSE):
+            if name is not None:
+                texts[name] = "\n".join(lines).rstrip("\n")
+            candidate = line[len(SECTION_OPEN):-len(DATA_CLOSE)]
+            name, lines = (candidate if SUITE.fullmatch(candidate) else None), [line]
+        elif name is not None:
+            lines.append(line)
+    if name is not None:
+        texts[name] = "\n".join(lines).rstrip("\n")
+    return texts
 
 
 def _tested(entry: object) -> ManifestEntry | None:
@@ -168,11 +236,12 @@ class ManifestRow:
 
 @dataclass
 class ManifestRun:
-    """What `comment` puts on pull request `number` of `repository`."""
+    """What `comment` puts on pull request `number` of `repository`: `suite`'s section."""
 
     repository: str
     number: int
     run_url: str
+    suite: str
     rows: list[ManifestRow] = field(default_factory=list)
     resolve_errors: int = 0
     install_labels: tuple[str, ...] = ()

@@ -9,27 +9,33 @@ edited and never believed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from time import sleep
 from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.config import REPOSITORY, Config
 from rocm_deps.contract.manifest import (
     MANIFEST_MARKER,
+    MAX_SUITES,
+    RUN_URL,
     InstalledDependency,
     InstallResult,
-    Manifest,
+    ManifestDocument,
     ManifestRow,
     ManifestRun,
+    checked_suite,
     installed_from_json,
     read_manifest,
+    section_texts,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.settings import RUN_URL, CommentSettings
+from rocm_deps.settings import CommentSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi, IssueComment, PullInfo
@@ -48,8 +54,9 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
                          "comment runs on the event of a workflow run")
     number = _pull_request(settings, payload, api, repository)
     run_url = settings.run_url or _triggering_run(payload)
-    run = ManifestRun(repository, number, run_url, resolve_errors=errors,
-              install_labels=tuple(result.label for result in installs))
+    run = ManifestRun(repository, number, run_url, settings.suite or _triggering_suite(payload),
+                      resolve_errors=errors,
+                      install_labels=tuple(result.label for result in installs))
     for name, override in overrides.items():
         dependency = config.dependency(name)
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
@@ -61,6 +68,17 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
     return run
+
+
+def _triggering_suite(payload: Mapping[str, Any]) -> str:
+    """Under workflow_run, the triggering workflow's name: the suite whose run this is."""
+    run = payload.get("workflow_run")
+    name = run.get("name") if isinstance(run, Mapping) else None
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError("the workflow_run payload names no workflow (workflow_run.name): "
+                         "give the suite's name (input `suite`)")
+    return checked_suite(name.strip(), "the triggering workflow's name (workflow_run.name; "
+                                       "give input `suite` instead)")
 
 
 def _triggering_run(payload: Mapping[str, Any]) -> str:
@@ -175,10 +193,10 @@ UNREADABLE: Literal["unreadable"] = "unreadable"
 
 
 def tested_manifest(api: GitHubApi, repository: str, number: int,
-                    author: str) -> Manifest | Literal["unreadable"] | None:
-    """What the bot's manifest comment on pull request `number` says was tested; None when
-    there is no such comment, UNREADABLE when there is one that cannot be read (a quoted
-    value must not make the guard believe nothing was ever tested)."""
+                    author: str) -> ManifestDocument | Literal["unreadable"] | None:
+    """What the bot's manifest comment on pull request `number` says each suite tested;
+    None when there is no such comment, UNREADABLE when there is one that cannot be read (a
+    quoted value must not make the guard believe nothing was ever tested)."""
     from rocm_deps.github.api import ApiError
 
     try:
@@ -193,26 +211,71 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
     return UNREADABLE if manifest is None else manifest
 
 
-def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> tuple[Upsert, list[int]]:
-    """Create or update the one manifest comment; what was done, and the ids of the
-    look-alike comments left alone. Nothing named and no comment yet: no comment."""
+# How long a write is left to settle before it is read back: another suite's `comment` that
+# read the comment before this write and writes after it would drop this suite's section;
+# reading back after a pause finds that, and writes again with both.
+SETTLE_SECONDS = 3.0
+ATTEMPTS = 4
+Render = Callable[[ManifestDocument, Mapping[str, str]], str]
+
+
+@dataclass(frozen=True)
+class Written:
+    action: Upsert
+    body: str  # the body this step wrote (or found written)
+    ignored: list[int]  # look-alike comments by others, left alone
+    dropped: bool  # the bot's comment could not be read: the other suites' sections are lost
+
+
+def upsert(api: GitHubApi, run: ManifestRun, render: Render, author: str) -> Written:
+    """Create or update the one manifest comment with `run`'s suite section, keeping the
+    other suites' sections, then read it back after a pause until that section is there.
+    Nothing named and no comment yet: no comment."""
     from rocm_deps.github.api import ApiError
 
+    wrote: Upsert | None = None
+    dropped = False
     try:
-        comments = api.comments(run.repository, run.number)
-        own = own_manifest(comments, author)
-        ignored = [comment.id for comment in look_alikes(comments, author)]
-        if own is None:
-            if not run.rows:
-                return "not needed", ignored
-            api.create_comment(run.repository, run.number, body)
-            return "created", ignored
-        if own.body == body:
-            return "unchanged", ignored
-        api.edit_comment(run.repository, own.id, body)
-        return "updated", ignored
+        for _ in range(ATTEMPTS):
+            comments = api.comments(run.repository, run.number)
+            own = own_manifest(comments, author)
+            ignored = [comment.id for comment in look_alikes(comments, author)]
+            found = read_manifest(own.body) if own is not None else None
+            if wrote is not None and own is not None and found is not None and (
+                    found.suites.get(run.suite) == run.manifest):
+                return Written(wrote, own.body, ignored, dropped)
+            document, kept = _merged(found, own.body if own is not None else "", run)
+            body = render(document, kept)
+            if own is None:
+                if not run.rows and wrote is None:
+                    return Written("not needed", body, ignored, False)
+                api.create_comment(run.repository, run.number, body)
+                wrote = wrote or "created"
+            elif own.body == body:
+                return Written(wrote or "unchanged", body, ignored, dropped)
+            else:
+                api.edit_comment(run.repository, own.id, body)
+                wrote = wrote or "updated"
+            dropped = dropped or (own is not None and found is None)
+            sleep(SETTLE_SECONDS)
     except ApiError as error:
         raise FatalError(f"could not write the manifest comment on pull request "
                          f"#{run.number}: {error}. The token needs `pull-requests: write` "
                          f"(a fork's pull_request token never has it: see the workflow_run "
                          f"example)", title="rocm-deps: comment") from None
+    raise FatalError(f"the manifest comment on pull request #{run.number} lost suite "
+                     f"{run.suite!r}'s section after each of {ATTEMPTS} writes: another step "
+                     f"keeps rewriting it. Re-run this step", title="rocm-deps: comment")
+
+
+def _merged(found: ManifestDocument | None, body: str,
+            run: ManifestRun) -> tuple[ManifestDocument, dict[str, str]]:
+    """The document with `run`'s section in place of its suite's old one (or added last),
+    and the shown text of the other sections, as the bot wrote them."""
+    suites = dict(found.suites) if found is not None else {}
+    suites[run.suite] = run.manifest
+    if len(suites) > MAX_SUITES:
+        raise FatalError(f"the manifest comment would hold more than {MAX_SUITES} suites; "
+                         f"give the suites fewer, shared names (input `suite`)",
+                         title="rocm-deps: comment")
+    return ManifestDocument(suites), section_texts(body) if found is not None else {}

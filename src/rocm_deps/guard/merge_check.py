@@ -215,20 +215,27 @@ def _unique(numbers: list[int], last: int) -> list[int]:
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
                    directives: Mapping[str, Directive], pulls: Mapping[str, PullInfo],
                    report: MergeCheckReport) -> None:
-    """Beside the policy (architecture §10): every commit the description names must be the one
-    the manifest comment says CI tested: a pull request's head now, a SHA as written; a
-    branch moves without a trace, so it cannot be confirmed."""
-    manifest = tested_manifest(api, repository, number, settings.bot_login)
-    if manifest == UNREADABLE:
+    """Beside the policy (architecture §10): in the section of every suite checked (those
+    `--suite` names, else every suite the manifest comment holds), every commit the
+    description names must be the one that suite tested: a pull request's head now, a SHA
+    as written; a branch moves without a trace, so it cannot be confirmed."""
+    document = tested_manifest(api, repository, number, settings.bot_login)
+    if document == UNREADABLE:
         report.errors.append(Finding("error", (
             f"pull request #{number}: the manifest comment by {settings.bot_login} cannot be "
             f"read (a second data block, or a data block that is not this version's): it "
             f"cannot say what was tested. Re-run the suite's `comment` step to rewrite it"),
             title="rocm-deps: unreadable manifest"))
         return
-    if manifest is None:
-        message = (f"pull request #{number} has no manifest comment by {settings.bot_login}: "
-                   f"nothing says which dependency commits CI tested")
+    suites = settings.suites or (tuple(document.suites) if document is not None else ())
+    missing = [suite for suite in suites if document is None or suite not in document.suites]
+    if document is None or missing:
+        what = (f"has no manifest comment by {settings.bot_login}" if document is None else
+                f"has no section of suite{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(f'`{suite}`' for suite in missing)} in the manifest comment (it "
+                f"holds {', '.join(f'`{suite}`' for suite in document.suites) or 'none'})")
+        message = (f"pull request #{number} {what}: nothing says which dependency commits "
+                   f"{'CI' if document is None else 'that suite'} tested")
         if settings.event_name == "merge_group":
             report.errors.append(Finding("error", f"{message}. Run the suite (with its "
                                                   f"`comment` step) on the pull request",
@@ -237,11 +244,61 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
             report.warnings.append(Finding("warning", f"{message} yet (the suite reports "
                                                       f"after this check on pull_request)",
                                            title="rocm-deps: not tested yet"))
+    if document is None:
         return
-    run = manifest.run or "the suite"
+    commits = _named_commits(settings, api, number, directives, report)
+    for suite in suites:
+        manifest = document.suites.get(suite)
+        if manifest is not None:
+            _check_suite(settings, number, commits, pulls, suite, manifest, report)
+
+
+def _named_commits(settings: MergeCheckSettings, api: GitHubApi, number: int,
+                   directives: Mapping[str, Directive],
+                   report: MergeCheckReport) -> list[tuple[Directive, str]]:
+    """The commits the description names by SHA (an abbreviated one expanded), each with
+    its directive; a branch or tag is an error: it moves without a trace."""
+    from rocm_deps.github.api import ApiError
+
+    commits = []
     for directive in directives.values():
-        if directive.spec.kind != "pr":
-            _check_commit(settings, api, number, directive, manifest, report)
+        if directive.spec.kind == "pr":
+            continue
+        named = f"`{directive.key}: {directive.raw}`"
+        if directive.spec.kind == "ref":
+            report.errors.append(Finding("error", (
+                f"pull request #{number}: {named} names a branch or tag, which moves without "
+                f"a trace: --require-tested cannot confirm that what was tested is what it "
+                f"names now. Name the pull request or the commit SHA"), directive.line,
+                title="rocm-deps: not checkable"))
+            continue
+        wanted = directive.spec.sha
+        if wanted is None:  # an abbreviated SHA: the commit it names now
+            repository = settings.config.dependency(directive.dependency).repository
+            try:
+                wanted = api.commit(repository, directive.spec.ref)
+            except ApiError as error:
+                raise FatalError(f"could not expand {named}: {error}") from None
+        commits.append((directive, wanted))
+    return commits
+
+
+def _check_suite(settings: MergeCheckSettings, number: int,
+                 commits: list[tuple[Directive, str]], pulls: Mapping[str, PullInfo],
+                 suite: str, manifest: Manifest, report: MergeCheckReport) -> None:
+    """The named commits and pull request heads, held to what `suite` tested."""
+    run = f"suite `{suite}`" + (f" ({manifest.run})" if manifest.run else "")
+    for directive, wanted in commits:
+        repository = settings.config.dependency(directive.dependency).repository
+        tested = manifest.tested.get(directive.dependency)
+        if tested is None or tested.sha != wanted or (
+                tested.repository.lower() != repository.lower()):
+            report.errors.append(Finding("error", (
+                f"pull request #{number}: `{directive.key}: {directive.raw}` names {wanted}, "
+                f"but {run} tested "
+                f"{tested.sha if tested and tested.sha else 'no commit'} of {repository}: "
+                f"re-run the suite so that CI tests it"), directive.line,
+                title="rocm-deps: not tested"))
     for name, pull in pulls.items():
         dependency = settings.config.dependency(name)
         target = f"{dependency.repository}#{pull.number}"
@@ -249,46 +306,15 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
         if tested is None or tested.pr != pull.number or tested.sha is None or (
                 tested.repository.lower() != dependency.repository.lower()):
             report.errors.append(Finding("error", (
-                f"pull request #{number}: {target} was not tested (the manifest of {run} "
+                f"pull request #{number}: {target} was not tested by {run} (its section "
                 f"names no commit of it that an install report confirmed): re-run the "
                 f"suite"),
                 title="rocm-deps: not tested"))
         elif tested.sha != pull.head_sha:
             report.errors.append(Finding("error", (
-                f"pull request #{number}: {target} moved since it was tested: tested "
-                f"{tested.sha}, head now {pull.head_sha}. Re-run {run} so that CI tests the "
-                f"new head"), title="rocm-deps: tested dependency moved"))
-
-
-def _check_commit(settings: MergeCheckSettings, api: GitHubApi, number: int,
-                  directive: Directive, manifest: Manifest, report: MergeCheckReport) -> None:
-    """A commit (or a ref) the description names, held to the manifest's tested SHA."""
-    from rocm_deps.github.api import ApiError
-
-    dependency = settings.config.dependency(directive.dependency)
-    named = f"`{directive.key}: {directive.raw}`"
-    if directive.spec.kind == "ref":
-        report.errors.append(Finding("error", (
-            f"pull request #{number}: {named} names a branch or tag, which moves without a "
-            f"trace: --require-tested cannot confirm that what was tested is what it names "
-            f"now. Name the pull request or the commit SHA"), directive.line,
-            title="rocm-deps: not checkable"))
-        return
-    wanted = directive.spec.sha
-    if wanted is None:  # an abbreviated SHA: the commit it names now
-        try:
-            wanted = api.commit(dependency.repository, directive.spec.ref)
-        except ApiError as error:
-            raise FatalError(f"could not expand {named}: {error}") from None
-    tested = manifest.tested.get(directive.dependency)
-    if tested is not None and tested.sha == wanted and (
-            tested.repository.lower() == dependency.repository.lower()):
-        return
-    report.errors.append(Finding("error", (
-        f"pull request #{number}: {named} names {wanted}, but the manifest of "
-        f"{manifest.run or 'the suite'} says {tested.sha if tested and tested.sha else 'no commit'}"
-        f" of {dependency.repository} was tested: re-run the suite so that CI tests it"),
-        directive.line, title="rocm-deps: not tested"))
+                f"pull request #{number}: {target} moved since {run} tested it: tested "
+                f"{tested.sha}, head now {pull.head_sha}. Re-run the suite so that CI tests "
+                f"the new head"), title="rocm-deps: tested dependency moved"))
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:

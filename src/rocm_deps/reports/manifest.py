@@ -1,4 +1,6 @@
-"""The manifest comment (architecture §10): what the run tested, for the author and the reviewers.
+"""The manifest comment (architecture §10): what each suite tested, for the author and the
+reviewers, one section per suite; the suite that runs `comment` rewrites its own section and
+keeps the others as the bot wrote them.
 
 Everything quoted from a report (refs, values, patch names, versions, file names) is shown
 as an escaped code span: a hostile report can open no link, image or HTML. Links are built
@@ -9,8 +11,17 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 
-from rocm_deps.contract.manifest import MANIFEST_MARKER, ManifestRow, ManifestRun
+from rocm_deps.contract.manifest import (
+    DATA_CLOSE,
+    MANIFEST_MARKER,
+    SECTION_OPEN,
+    Manifest,
+    ManifestDocument,
+    ManifestRow,
+    ManifestRun,
+)
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.reports.markdown import markdown_cell, markdown_code_block, markdown_table
 
@@ -30,8 +41,33 @@ def _listed(cells: list[str]) -> str:
     return "<br>".join(cells[:LISTED] + ([f"… and {more} more"] if more > 0 else []))
 
 
-def comment_body(run: ManifestRun) -> str:
-    lines = [MANIFEST_MARKER, "### What CI tested: dependency overrides (rocm-deps)", ""]
+TITLE = "### What CI tested: dependency overrides (rocm-deps)"
+
+
+def comment_body(run: ManifestRun, document: ManifestDocument, kept: Mapping[str, str]) -> str:
+    """The whole comment: `run`'s section and the other suites of `document` as `kept` shows
+    them (else from their data), by name, and the data block last."""
+    names = sorted(document.suites)  # as the data block orders them
+    body = _assemble([section(run) if name == run.suite else
+                      kept.get(name) or _from_data(name, document.suites[name])
+                      for name in names], document)
+    if len(body) > MAX_COMMENT:  # many dependencies with long names: keep the data block
+        body = _assemble([_from_data(name, document.suites[name]) for name in names], document)
+    return body
+
+
+def _assemble(sections: list[str], document: ManifestDocument) -> str:
+    return "\n\n".join([f"{MANIFEST_MARKER}\n{TITLE}", *sections,
+                        document.data_block()]) + "\n"
+
+
+def _opening(suite: str) -> list[str]:
+    return [f"{SECTION_OPEN}{suite}{DATA_CLOSE}", f"#### Suite {markdown_cell(suite)}", ""]
+
+
+def section(run: ManifestRun) -> str:
+    """`run`'s suite as its section shows it: the table, the run, how to reproduce."""
+    lines = _opening(run.suite)
     if not run.rows:
         lines.append("Nothing is named now: this run tested the image's own dependencies.")
     else:
@@ -44,13 +80,17 @@ def comment_body(run: ManifestRun) -> str:
     if run.rows:
         lines += ["", "Reproduce the install in the container:", "",
                   markdown_code_block([_reproduce(run)])]
-    lines += ["", run.manifest.data_block()]
-    body = "\n".join(lines) + "\n"
-    if len(body) > MAX_COMMENT:  # many dependencies with long names: keep the data block
-        body = "\n".join([*lines[:3], "The table is too long for one comment: see the run.",
-                          "", f"Run: {run.run_url or 'unknown'}", "",
-                          run.manifest.data_block()]) + "\n"
-    return body
+    return "\n".join(lines)
+
+
+def _from_data(suite: str, manifest: Manifest) -> str:
+    """A suite's section from its data alone (its shown text was lost or is too long)."""
+    lines = _opening(suite)
+    lines += [f"- {markdown_cell(name)}: {_cell(entry.ref)} tested at "
+              f"{markdown_cell(entry.sha[:12]) if entry.sha else 'an unknown commit'}"
+              for name, entry in manifest.tested.items()] or ["Nothing was named."]
+    lines += ["", f"Run: {_cell(manifest.run)}" if manifest.run else "Run: unknown"]
+    return "\n".join(lines)
 
 
 def _row(row: ManifestRow) -> list[str]:
@@ -102,7 +142,7 @@ def _reproduce(run: ManifestRun) -> str:
 
 def text(action: str, run: ManifestRun, ignored: list[int]) -> str:
     where = f"{run.repository}#{run.number}"
-    lines = [f"manifest comment on {where}: {action}"]
+    lines = [f"manifest comment on {where}: {action} (suite {run.suite})"]
     lines += [f"  {row.name}: {row.override.ref} tested at {row.tested or 'unknown'}"
               for row in run.rows]
     if ignored:
