@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from rocm_deps.config import load_config
 from rocm_deps.contract.install import (
     PHASES,
@@ -39,10 +41,31 @@ def test_resolve_outputs_name_every_dependency() -> None:
         "skip_dependency_install": "false", "named_by": "body",
         "overrides": json.dumps({"sglang": SGLANG.to_json()}, separators=(",", ":")),
         "sglang_ref": "refs/pull/7/head", "sglang_sha": SHA, "megatron_ref": "",
-        "megatron_sha": "", "image_tag": "nightly"}
+        "megatron_sha": "", "image_tag": "nightly",
+        "sglang_repository": "sgl-project/sglang", "megatron_repository": "radixark/Megatron-LM",
+        "dispatch_inputs": '{"ci_sglang_pr":"#7","ci_image_tag":"nightly"}'}
     assert json.loads(outputs["report"])["values"] == {
         "image-tag": {"value": "nightly", "source": "body", "line": 4}}
     assert json.loads(outputs["report"])["overrides"]["sglang"]["pr"] == 7
+
+
+@pytest.mark.parametrize(("override", "expected"), [
+    (Override("sglang", "pr", "refs/pull/7/head", "body", "#7", SHA, 3, 7), "#7"),
+    (Override("sglang", "commit", SHA, "dispatch", SHA, SHA), SHA),
+    (Override("sglang", "commit", SHA, "body", "https://github.com/sgl-project/sglang/pull/7/"
+              f"commits/{SHA}", SHA, 3, 7), SHA),
+    (Override("sglang", "short-commit", SHA[:8], "body", SHA[:8], SHA, 3), SHA),
+    (Override("sglang", "short-commit", SHA[:8], "body", SHA[:8], None, 3), SHA[:8]),
+    (Override("sglang", "ref", "feature-x", "body", "feature-x", None, 3), "feature-x"),
+    (Override("sglang", "ref", "sglang-miles", "default", "sglang-miles"), None),
+    (Override("sglang", "commit", SHA, "lock", SHA, SHA), None),
+], ids=["pr", "dispatch-sha", "pr-commit-url", "short-expanded", "short", "branch", "default",
+        "lock"])
+def test_dispatch_inputs_name_what_the_author_named(override: Override,
+                                                     expected: str | None) -> None:
+    outputs = resolve.outputs(ResolveReport(overrides={"sglang": override}), CONFIG)
+    assert json.loads(outputs["dispatch_inputs"]) == (
+        {} if expected is None else {"ci_sglang_pr": expected})
 
 
 def test_after_an_error_resolve_writes_only_its_report() -> None:

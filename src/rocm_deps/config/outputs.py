@@ -16,8 +16,10 @@ OVERRIDES = "overrides"
 PATCHES = "patches"
 REPORT = "report"
 COMMENT = "comment"
+DISPATCH_INPUTS = "dispatch_inputs"
 # The outputs that are not a dependency's or a value's, in action.yml's order around them.
-FIXED_OUTPUTS = frozenset({SKIP, NAMED_BY, OVERRIDES, PATCHES, REPORT, COMMENT})
+FIXED_OUTPUTS = frozenset({SKIP, NAMED_BY, OVERRIDES, DISPATCH_INPUTS, PATCHES, REPORT,
+                           COMMENT})
 
 
 def ref_output(dependency: str) -> str:
@@ -28,8 +30,12 @@ def sha_output(dependency: str) -> str:
     return f"{dependency}_sha"
 
 
-def dependency_outputs(dependency: str) -> tuple[str, str]:
-    return ref_output(dependency), sha_output(dependency)
+def repository_output(dependency: str) -> str:
+    return f"{dependency}_repository"
+
+
+def dependency_outputs(dependency: str) -> tuple[str, str, str]:
+    return ref_output(dependency), sha_output(dependency), repository_output(dependency)
 
 
 def action_outputs(config: Config) -> tuple[str, ...]:
@@ -37,4 +43,5 @@ def action_outputs(config: Config) -> tuple[str, ...]:
     return (SKIP, NAMED_BY, OVERRIDES,
             *(name for dependency in config.dependencies
               for name in dependency_outputs(dependency.name)),
-            *(value.output for value in config.values), PATCHES, REPORT, COMMENT)
+            *(value.output for value in config.values), DISPATCH_INPUTS, PATCHES, REPORT,
+            COMMENT)

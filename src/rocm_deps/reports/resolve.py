@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from rocm_deps.config import Config
 from rocm_deps.config.outputs import (
+    DISPATCH_INPUTS,
     NAMED_BY,
     OVERRIDES,
     REPORT,
     SKIP,
     ref_output,
+    repository_output,
     sha_output,
 )
 from rocm_deps.contract.overrides import overrides_to_json
@@ -50,11 +52,32 @@ def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
         override = report.overrides.get(dependency.name)
         values[ref_output(dependency.name)] = override.ref if override else ""
         values[sha_output(dependency.name)] = (override.sha or "") if override else ""
+        values[repository_output(dependency.name)] = dependency.repository
     for value in config.values:
         resolved = report.values.get(value.name)
         values[value.output] = resolved.value if resolved else ""
+    values[DISPATCH_INPUTS] = compact_json(dispatch_inputs(report, config))
     values[REPORT] = compact_json(report.to_json())
     return values
+
+
+def dispatch_inputs(report: ResolveReport, config: Config) -> dict[str, str]:
+    """What the author named (in the body or as dispatch inputs), as the dispatch inputs
+    that name the same: a pull request as `#N`, a commit as its SHA, a branch or tag by
+    name. A workflow that re-dispatches the suite (a comment command) passes these on."""
+    named: dict[str, str] = {}
+    for dependency in config.dependencies:
+        override = report.overrides.get(dependency.name)
+        if override is not None and override.source in ("body", "dispatch"):
+            named[dependency.dispatch_input] = (
+                f"#{override.pr}" if override.kind == "pr" and override.pr is not None
+                else override.sha if override.kind in ("commit", "short-commit") and override.sha
+                else override.ref)
+    for value in config.values:
+        resolved = report.values.get(value.name)
+        if resolved is not None and resolved.source in ("body", "dispatch"):
+            named[value.dispatch_input] = resolved.value
+    return named
 
 
 def summary(report: ResolveReport, config: Config) -> str:
