@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -268,3 +269,77 @@ def test_a_list_another_token_signed_means_a_fresh_install(
             f"install, or an unfinished one): installing afresh") in result.stderr
     assert f'"sha": "{HEAD}"' in result.stdout and not ran.exists()
     assert on_demand._changed(target, on_demand._key(TOKEN)) == []
+
+
+@pytest.mark.parametrize("planted", ["non-ascii hmac", "fifo", "link to the list"])
+def test_a_list_that_is_not_a_plain_signed_file_reads_as_unsigned(tmp_path: Path,
+                                                                  planted: str) -> None:
+    """Unsigned means a fresh install: never a crash, never a hang on a FIFO."""
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "github").mkdir()
+    listed = target / on_demand.FILES
+    if planted == "non-ascii hmac":
+        listed.write_text('{"files": {}, "hmac": "\\u00e9"}')
+    elif planted == "fifo":
+        os.mkfifo(listed)
+    else:
+        signed = tmp_path / "signed.json"
+        files = on_demand._files(target)
+        signed.write_text(json.dumps({"files": files,
+                                      "hmac": on_demand._mac(on_demand._key(TOKEN), files)}))
+        listed.symlink_to(signed)
+    assert on_demand._changed(target, on_demand._key(TOKEN)) is None
+
+
+def test_an_added_empty_directory_is_a_change(tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    (target / "github").mkdir(parents=True)
+    on_demand._sign(target, on_demand._key(TOKEN))
+    assert on_demand._changed(target, on_demand._key(TOKEN)) == []
+    (target / "simplejson").mkdir()
+    assert on_demand._changed(target, on_demand._key(TOKEN)) == ["simplejson"]
+
+
+def test_a_directory_the_user_cannot_list_is_refused_not_skipped(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installed: Path) -> None:
+    """`chmod 100` hides a package from a walk, not from `import` (it looks names up). As
+    the unprivileged user a runner is, a no-token step plants one; the token step refuses."""
+    require_tool(os.geteuid() == 0, "acting as another user needs root (CI runs as root)")
+    setpriv = shutil.which("setpriv")
+    require_tool(setpriv is not None, "setpriv (util-linux) is not installed")
+    assert setpriv is not None
+    shared = Path(tempfile.mkdtemp(prefix="rocm-deps-nobody-"))  # root's, 0755: traversable
+    try:
+        shared.chmod(0o755)
+        runner_temp = shared / "runner-temp"
+        runner_temp.mkdir(mode=0o700)
+        target = on_demand.private_directory(runner_temp)
+        shutil.copytree(installed, target, symlinks=True)
+        ran = shared / "planted-code-ran"
+        package = target / "simplejson"
+        package.mkdir()
+        (package / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+        package.chmod(0o100)
+        for path in (runner_temp, *runner_temp.rglob("*")):
+            os.lchown(path, 65534, 65534)
+        event = write_event("ci-sglang-pr: #30421")
+        Path(event).chmod(0o644)
+        script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
+                  "raise SystemExit(main(sys.argv[2:]))")
+        result = subprocess.run(
+            [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-I",
+             "-S", "-c", script, str(ROOT / "src"), "resolve", "--event-name", "pull_request",
+             "--event-path", event, "--github-token-env", "TEST_TOKEN", "--format", "json"],
+            capture_output=True, text=True, timeout=600, cwd=shared,
+            env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
+                 "TEST_TOKEN": TOKEN, "PATH": "/usr/bin:/bin", "HOME": str(shared)})
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert (f"refusing to import PyGithub from {target}: cannot list "
+                f"{str(package)!r} (Permission denied)") in result.stderr
+        assert not ran.exists()
+    finally:
+        for path in shared.rglob("*"):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o700)
+        shutil.rmtree(shared)

@@ -795,3 +795,57 @@ def test_section_texts_are_read_by_their_opening_lines() -> None:
             f"<!-- rocm-deps:suite B -->\ntext B\n\n{data(RUN, {})}\n")
     assert section_texts(body) == {"A": "<!-- rocm-deps:suite A -->\n#### Suite `A`\n\ntable A",
                                    "B": "<!-- rocm-deps:suite B -->\ntext B"}
+
+
+@pytest.mark.parametrize(("event", "code", "level"), [("merge_group", 1, "error"),
+                                                      ("pull_request", 0, "warning")])
+def test_a_manifest_with_no_suite_says_nothing_was_tested(
+        guard: Guard, github: FakeGitHub, event: str, code: int, level: str) -> None:
+    """A bot comment edited down to no section must not pass as "every suite checked"."""
+    body = f"{MANIFEST_MARKER}\n### t\n\n{ManifestDocument({}).data_block()}\n"
+    github.repository("radixark/miles").add_comment(7, "github-actions[bot]", body)
+    result = guard("ci-sglang-pr: #102", event=event)
+    assert result.code == code, result.stderr
+    assert (f"::{level} title=rocm-deps%3A not tested") in result.stderr
+    assert ("pull request #7 has a manifest comment by github-actions[bot] that holds no "
+            "suite's section: nothing says which dependency commits CI tested") in result.stderr
+
+
+def manifest_run(suite: str, refs: int, length: int) -> Any:
+    from rocm_deps.contract.manifest import ManifestRow, ManifestRun
+    from rocm_deps.contract.overrides import Override
+
+    rows = [ManifestRow(f"dep{index}", Override(f"dep{index}", "ref", "r" * length, "body",
+                                                "r" * length, None, index + 1),
+                        "o/r", HEAD_102, ()) for index in range(refs)]
+    return ManifestRun("radixark/miles", 7, RUN, suite, rows, install_labels=("a",))
+
+
+@pytest.mark.parametrize(("suites", "refs", "length", "shown"), [
+    (1, 3, 20, "table"),
+    (2, 40, 300, "data"),
+    (20, 4, 350, "too long"),
+])
+def test_a_comment_too_long_for_github_drops_detail_never_the_data(
+        suites: int, refs: int, length: int, shown: str) -> None:
+    from rocm_deps.reports.manifest import MAX_COMMENT, comment_body
+
+    runs = [manifest_run(f"suite {index}", refs, length) for index in range(suites)]
+    document = ManifestDocument({run.suite: run.manifest for run in runs})
+    body = comment_body(runs[0], document, {})
+    assert len(body) <= MAX_COMMENT
+    assert read_manifest(body) == document
+    assert ("| dependency |" in body) is (shown == "table")
+    assert ("tested at `222222222222`" in body) is (shown == "data")
+    assert body.count("Too long for one comment: see the run.") == (
+        suites if shown == "too long" else 0)
+
+
+def test_a_comment_whose_data_alone_is_too_long_fails_before_posting() -> None:
+    from rocm_deps.errors import FatalError
+    from rocm_deps.reports.manifest import comment_body
+
+    runs = [manifest_run(f"suite {index}", 60, 900) for index in range(2)]
+    document = ManifestDocument({run.suite: run.manifest for run in runs})
+    with pytest.raises(FatalError, match="does not fit in one comment"):
+        comment_body(runs[0], document, {})

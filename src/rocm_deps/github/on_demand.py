@@ -120,13 +120,21 @@ def _key(token: str) -> bytes:
 
 
 def _files(target: Path) -> dict[str, str]:
-    """Every entry below `target` but the list itself: a file's sha256, a link's target,
-    `other` for anything else (a directory is known by what it holds)."""
+    """Every entry below `target` but the list itself: a file's sha256, a link's target, a
+    directory (empty ones too) as `directory`, `other` for anything else. A directory that
+    cannot be listed is refused: Python imports from it by name all the same."""
+
+    def unreadable(error: OSError) -> None:
+        raise FatalError(f"refusing to import PyGithub from {target}: cannot list "
+                         f"{error.filename!r} ({error.strerror or error}), so what it holds "
+                         f"cannot be checked. Remove the directory to install it afresh.",
+                         title="rocm-deps: PyGithub")
+
     found: dict[str, str] = {}
-    for root, directories, names in os.walk(target):
+    for root, directories, names in os.walk(target, onerror=unreadable):
         for path in (Path(root) / name for name in [*names, *directories]):
             relative = str(path.relative_to(target))
-            if relative == FILES or (path.is_dir() and not path.is_symlink()):
+            if relative == FILES:
                 continue
             if len(found) >= MAX_FILES:
                 raise FatalError(f"{target} holds more than {MAX_FILES:,} files; the PyGithub "
@@ -135,6 +143,8 @@ def _files(target: Path) -> dict[str, str]:
             status = path.lstat()
             if stat.S_ISLNK(status.st_mode):
                 found[relative] = f"link:{path.readlink()}"
+            elif stat.S_ISDIR(status.st_mode):
+                found[relative] = "directory"
             elif stat.S_ISREG(status.st_mode):
                 found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
             else:
@@ -156,7 +166,11 @@ def _changed(target: Path, key: bytes) -> list[str] | None:
     """The entries that differ from the list this token signed ([] when none do); None when
     there is no such list."""
     try:
-        with (target / FILES).open("rb") as handle:
+        # Not following a link, not blocking on a FIFO: only a plain file is read.
+        descriptor = os.open(target / FILES, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             data = handle.read(MAX_LIST + 1)
         document = json.loads(data) if len(data) <= MAX_LIST else None
     except (OSError, ValueError, RecursionError):
@@ -165,7 +179,7 @@ def _changed(target: Path, key: bytes) -> list[str] | None:
     mac = document.get("hmac") if isinstance(document, dict) else None
     if not (isinstance(listed, dict) and isinstance(mac, str) and all(
             isinstance(value, str) for value in listed.values())) or not hmac.compare_digest(
-            _mac(key, listed), mac):
+            _mac(key, listed).encode(), mac.encode("utf-8", "surrogatepass")):
         return None
     found = _files(target)
     return sorted(name for name in listed.keys() | found.keys()

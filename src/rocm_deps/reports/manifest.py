@@ -22,6 +22,7 @@ from rocm_deps.contract.manifest import (
     ManifestRow,
     ManifestRun,
 )
+from rocm_deps.errors import FatalError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.reports.markdown import markdown_cell, markdown_code_block, markdown_table
 
@@ -53,6 +54,13 @@ def comment_body(run: ManifestRun, document: ManifestDocument, kept: Mapping[str
                       for name in names], document)
     if len(body) > MAX_COMMENT:  # many dependencies with long names: keep the data block
         body = _assemble([_from_data(name, document.suites[name]) for name in names], document)
+    if len(body) > MAX_COMMENT:
+        body = _assemble(["\n".join([*_opening(name), "Too long for one comment: see the run."])
+                          for name in names], document)
+    if len(body) > MAX_COMMENT:
+        raise FatalError(f"what the suites tested does not fit in one comment ({len(body):,} "
+                         f"characters, GitHub takes {MAX_COMMENT:,}): name fewer dependencies "
+                         f"or use fewer suites", title="rocm-deps: comment")
     return body
 
 
