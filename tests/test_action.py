@@ -456,25 +456,59 @@ def test_the_ported_cuda_suite_checks_out_the_default_branches(tmp_path: Path, b
                str(box.workspace / world.PATCH_LABEL)) == ""  # applies: not applied
 
 
-@pytest.mark.parametrize(("association", "runs"), [("NONE", False), ("CONTRIBUTOR", False),
-                                                   ("MEMBER", True), ("OWNER", True)])
-def test_the_comment_command_example_runs_only_for_a_trusted_commenter(
-        tmp_path: Path, pip_cache: Path, association: str, runs: bool) -> None:
-    """examples/miles/comment-ci-command.yml holds `actions: write`: the commenter's
-    association decides, not the PR author's (a trusted author's PR, an untrusted comment)."""
-    workflow = (ROOT / "examples" / "miles" / "comment-ci-command.yml").read_text()
-    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.0\.0")
-    assert len(action.findall(workflow)) == 1
-    payload = {"issue": {"number": 7, "pull_request": {"url": "x"}, "body": "",
-                         "author_association": "OWNER"},
-               "comment": {"body": "/rerun-test tests/test_x.py",
-                           "author_association": association},
-               "repository": {"full_name": "radixark/miles"}}
-    assert workflow.count("gh workflow run ") == 1
-    workflow = action.sub("./", workflow).replace("gh workflow run ", "echo gh workflow run ")
-    # A dry run: whether the job starts is the question (act still runs `run:` steps in host
-    # mode, and the job then fails for want of an API: nothing is dispatched either way).
-    code, log = run_act(tmp_path, pip_cache, workflow, "issue_comment", payload, "-n")
-    assert ("Re-run the CUDA suite with the body's pins] ⭐ Run Set up job" in log) is runs, log
-    if not runs:
-        assert code == 0, log  # skipped, not failed
+def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...]) -> str:
+    """The steps `steps` of .github/workflows/`name` after examples/miles/migrate.py ran on
+    the synthetic Miles tree, with this checkout's action (`uses: ./`) for the published one."""
+    from tests.examples.test_miles_migrate import ACTION, TREE, migrate, step_lines
+
+    tree = tmp_path / "miles"
+    shutil.copytree(TREE, tree)
+    assert migrate(tree).returncode == 0
+    lines = (tree / ".github" / "workflows" / name).read_text().split("\n")
+    blocks = []
+    for step in steps:
+        start, end = step_lines(lines, step)
+        blocks.append("\n".join(lines[start:end]))
+    return "\n\n".join(blocks).replace(f"uses: {ACTION}", "uses: ./")
+
+
+def migrated_job(tmp_path: Path, name: str, steps: tuple[str, ...], shows: str) -> str:
+    return (f"name: migrated\non: [pull_request]\njobs:\n  job:\n    runs-on: ubuntu-latest\n"
+            f"    steps:\n      - name: This checkout's action in the workspace\n"
+            f"        run: cp -r {ROOT}/action.yml {ROOT}/src \"$GITHUB_WORKSPACE/\"\n\n"
+            f"{migrated_steps(tmp_path, name, steps)}\n\n"
+            f"      - name: What the following steps read\n        run: echo \"{shows}\"\n")
+
+
+@pytest.mark.parametrize(("body", "shown"), [
+    ("Fix.\n\nci-sglang-pr: #30421\n", "sglang=refs/pull/30421/head megatron=miles-main"),
+    ("- ci-megatron-pr: `fix/rope`\n", "sglang=sglang-miles megatron=fix/rope"),
+], ids=["pr", "branch-in-a-list"])
+def test_the_migrated_cpu_steps_give_actions_checkout_its_refs(
+        tmp_path: Path, pip_cache: Path, body: str, shown: str) -> None:
+    """The CPU suite after the migration: rocm-deps resolves, the step of the old name and
+    id writes the outputs Miles' `actions/checkout` steps read."""
+    workflow = migrated_job(
+        tmp_path, "_run-cpu-ci.yml", ("Resolve dependency refs (rocm-deps)",
+                                      "Resolve dependency refs"),
+        "sglang=${{ steps.resolve-refs.outputs.ci_sglang_pr }} "
+        "megatron=${{ steps.resolve-refs.outputs.ci_megatron_pr }}")
+    code, log = run_act(tmp_path, pip_cache, workflow, "pull_request",
+                        {"pull_request": {"number": 7, "body": body,
+                                          "author_association": "CONTRIBUTOR"}})
+    assert code == 0, log[-4000:]
+    assert printed(log)[-1] == shown
+
+
+def test_the_migrated_image_step_keeps_the_old_precedence(tmp_path: Path,
+                                                          pip_cache: Path) -> None:
+    """pr-test.yml's image after the migration: the body's tag (no workflow_call tag, no
+    PR image) makes the container image the suites read."""
+    workflow = migrated_job(tmp_path, "pr-test.yml", ("Resolve CI image (rocm-deps)",
+                                                      "Resolve CI image"),
+                            "${{ steps.resolve.outputs.container_image }}")
+    code, log = run_act(tmp_path, pip_cache, workflow, "pull_request",
+                        {"pull_request": {"number": 7, "body": "ci-image-tag: nightly-1201\n",
+                                          "author_association": "MEMBER"}})
+    assert code == 0, log[-4000:]
+    assert printed(log)[-1] == "radixark/miles:nightly-1201"

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Move a Miles checkout's CI onto rocm-deps, in place: python3 migrate.py MILES --action A@REF
+
+Only the steps that read directives from the pull request body change: each `grep` of
+`ci-megatron-pr:` / `ci-sglang-pr:` / `ci-image-tag:` in the five workflows becomes a
+rocm-deps `resolve` step, followed (where later steps read the old step's outputs) by a
+step of the old name and id that writes those outputs from rocm-deps' ones. The comment
+gateway keeps its handler; only its body-pin parsing takes rocm-deps' `dispatch_inputs`.
+Every other job, step, trigger, input, permission and comment stays byte for byte.
+
+Steps are found at run time by job id and step name in the checkout given, and each must
+still hold the text it replaces: when Miles changed, the script names what it cannot find
+and exits 1, changing nothing. A second run changes nothing and says so. The standard
+library only: the files are edited as text, so the diff is the replaced steps alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+WORKFLOWS = Path(".github/workflows")
+GATEWAY_SCRIPT = WORKFLOWS / "scripts" / "comment_ci_command.py"
+ACTION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+")
+# A line that reads a directive from the body: what must be gone afterwards.
+DIRECTIVE_GREP = re.compile(r"grep.*ci-(?:\(megatron\|sglang\)|megatron|sglang)-pr:|"
+                            r"grep.*ci-image-tag:")
+MIGRATED = "command: resolve"  # the rocm-deps step every migrated job gains
+
+
+class Unexpected(Exception):
+    """The checkout is not shaped as this script expects (Miles changed)."""
+
+
+@dataclass
+class Step:
+    start: int  # index of the `- ` line
+    end: int  # one past the block's last non-blank line
+    indent: int  # column of the `-`
+    name: str
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _job_range(lines: list[str], job: str) -> tuple[int, int]:
+    try:
+        top = lines.index("jobs:")
+    except ValueError:
+        raise Unexpected("no top-level `jobs:`") from None
+    start = next((index for index in range(top + 1, len(lines))
+                  if re.fullmatch(rf"  {re.escape(job)}:\s*(#.*)?", lines[index])), None)
+    if start is None:
+        raise Unexpected(f"no job `{job}`")
+    end = next((index for index in range(start + 1, len(lines))
+                if lines[index].strip() and _indent(lines[index]) <= 2
+                and not lines[index].lstrip().startswith("#")), len(lines))
+    return start, end
+
+
+def steps(lines: list[str], job: str) -> list[Step]:
+    """The steps of `job`, each with its line range and name."""
+    start, end = _job_range(lines, job)
+    header = next((index for index in range(start, end)
+                   if re.fullmatch(r"    steps:\s*", lines[index])), None)
+    if header is None:
+        raise Unexpected(f"job `{job}` has no `steps:`")
+    found: list[Step] = []
+    index = header + 1
+    while index < end:
+        line = lines[index]
+        if line.lstrip().startswith("- ") and _indent(line) > 4:
+            item = _indent(line)
+            last = index + 1
+            while last < end and (not lines[last].strip() or _indent(lines[last]) > item):
+                last += 1
+            while not lines[last - 1].strip():
+                last -= 1
+            found.append(Step(index, last, item, _name(lines[index:last], item)))
+            index = last
+        else:
+            index += 1
+    return found
+
+
+def _name(block: list[str], item: int) -> str:
+    for position, line in enumerate(block):
+        text = line[item + 2:] if position else line.lstrip()[2:]
+        match = re.fullmatch(r"name:\s*(.*?)\s*", text) if (
+            position == 0 or _indent(line) == item + 2) else None
+        if match:
+            return match.group(1).strip("'\"")
+    return ""
+
+
+def find_step(lines: list[str], job: str, name: str) -> Step:
+    matches = [step for step in steps(lines, job) if step.name == name]
+    if len(matches) != 1:
+        raise Unexpected(f"job `{job}` has {len(matches)} steps named {name!r}, not one")
+    return matches[0]
+
+
+def _field(block: list[str], item: int, key: str) -> str | None:
+    """The line of a step's top-level `key:` (for `if:`), or None."""
+    for position, line in enumerate(block):
+        text = line.lstrip()[2:] if position == 0 else line[item + 2:]
+        if (position == 0 or _indent(line) == item + 2) and text.startswith(f"{key}:"):
+            return text
+    return None
+
+
+def _block(text: str, indent: int) -> list[str]:
+    pad = " " * indent
+    return [pad + line if line else "" for line in text.strip("\n").split("\n")]
+
+
+# ---- the replacements ----------------------------------------------------------------------
+
+def resolve_step(action: str, name: str, condition: str | None, profile: str,
+                 extra: str = "") -> str:
+    return "\n".join(line for line in (
+        f"- name: {name}",
+        f"  {condition}" if condition else "",
+        "  id: rocm-deps",
+        f"  uses: {action}",
+        "  with:",
+        "    command: resolve",
+        f"    profile: {profile}" if profile != "rocm" else "",
+        extra,
+    ) if line)
+
+
+def refs_step(condition: str | None) -> str:
+    """The old step's id and outputs (the fetch refs later steps read), from rocm-deps'."""
+    return "\n".join(line for line in (
+        "- name: Resolve dependency refs",
+        f"  {condition}" if condition else "",
+        "  id: resolve-refs",
+        "  shell: bash",
+        "  env:",
+        "    MEGATRON_REF: ${{ steps.rocm-deps.outputs.megatron_sha || "
+        "steps.rocm-deps.outputs.megatron_ref }}",
+        "    SGLANG_REF: ${{ steps.rocm-deps.outputs.sglang_sha || "
+        "steps.rocm-deps.outputs.sglang_ref }}",
+        "  # rocm-deps validated both (shell-safe refs or SHAs); empty: keep the image's copy.",
+        "  run: |",
+        '    echo "ci_megatron_pr=$MEGATRON_REF" >> "$GITHUB_OUTPUT"',
+        '    echo "ci_sglang_pr=$SGLANG_REF" >> "$GITHUB_OUTPUT"',
+        '    echo "Resolved: megatron=${MEGATRON_REF:-the image\'s} '
+        'sglang=${SGLANG_REF:-the image\'s}"',
+    ) if line)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One step to replace: where it is, the text it must hold, and what replaces it."""
+
+    file: str
+    job: str
+    step: str
+    holds: str  # a piece of the old step that proves it is the one to replace
+    replace: Callable[[list[str], Step, str], str]  # (file lines, the step, action) -> text
+
+
+def _gpu_refs(profile: str) -> Callable[[list[str], Step, str], str]:
+    def replace(lines: list[str], step: Step, action: str) -> str:
+        condition = _field(lines[step.start:step.end], step.indent, "if")
+        return (resolve_step(action, "Resolve dependency refs (rocm-deps)", condition, profile)
+                + "\n\n" + refs_step(condition))
+    return replace
+
+
+def _skip_flag(lines: list[str], step: Step, action: str) -> str:
+    # The job's output reads steps.resolve.outputs.skip_dependency_install: same id, same
+    # output, now rocm-deps'.
+    return resolve_step(action, step.name, None, "rocm").replace("id: rocm-deps", "id: resolve")
+
+
+def _cuda_image(lines: list[str], step: Step, action: str) -> str:
+    old = "\n".join(lines[step.start:step.end])
+    image = re.search(r'container_image=([A-Za-z0-9_./-]+:)\$\{CI_IMAGE_TAG\}', old)
+    if image is None:
+        raise Unexpected("the step no longer writes container_image=<image>:${CI_IMAGE_TAG}")
+    # The old precedence: the workflow_call input, then (on a pull request whose image the
+    # build published) pr-<number>, then the dispatch input, the body and `dev`: the first
+    # two are the `value` input, rocm-deps' cuda profile does the rest.
+    value = "\n".join((
+        "    # workflow_call's image_tag (a frozen release tag), else the PR's own image when the",
+        "    # build published it (tag_available: a reused image counts too)",
+        "    value: >-",
+        "      ${{ inputs.image_tag && format('image-tag={0}', inputs.image_tag) ||",
+        "      (needs.docker-build.outputs.tag_available == 'true' &&",
+        "      github.event.pull_request.number) &&",
+        "      format('image-tag=pr-{0}', github.event.pull_request.number) || '' }}"))
+    return (resolve_step(action, "Resolve CI image (rocm-deps)", None, "cuda", value) + "\n\n"
+            + "\n".join((
+                "- name: Resolve CI image",
+                "  id: resolve",
+                "  shell: bash",
+                "  env:",
+                "    CI_IMAGE_TAG: ${{ steps.rocm-deps.outputs.image_tag }}",
+                "  run: |",
+                f'    echo "container_image={image.group(1)}${{CI_IMAGE_TAG}}" >> '
+                f'"$GITHUB_OUTPUT"',
+                f'    echo "Resolved CI image: {image.group(1)}${{CI_IMAGE_TAG}}"')))
+
+
+EDITS = (
+    Edit("pr-test-rocm.yml", "resolve-ci-deps",
+         "Resolve whether the image's baked dependencies are overridden",
+         "grep -qP '^ci-(megatron|sglang)-pr:", _skip_flag),
+    Edit("_run-ci-rocm.yml", "run", "Resolve dependency refs",
+         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("rocm")),
+    Edit("_run-ci.yml", "run", "Resolve dependency refs",
+         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda")),
+    Edit("_run-cpu-ci.yml", "run-cpu", "Resolve dependency refs",
+         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda")),
+    Edit("pr-test.yml", "resolve-ci-image", "Resolve CI image",
+         "grep -m1 -oP '^ci-image-tag:", _cuda_image),
+)
+
+GATEWAY = ("comment-ci-command.yml", "actions-command", "Authorize and run the actions command")
+PINS_STEP = """- name: Read the pull request's dependency pins (rocm-deps)
+  id: body-pins
+  # Only /rerun-test forwards them; the handler refuses it when this step failed.
+  continue-on-error: true
+  uses: {action}
+  with:
+    command: resolve
+    profile: cuda"""
+PINS_ENV = ("CI_COMMAND_BODY_PINS: ${{ steps.body-pins.outputs.dispatch_inputs }}",
+            "CI_COMMAND_BODY_PINS_OUTCOME: ${{ steps.body-pins.outcome }}")
+PINS_FUNCTION = '''def _pr_body_pins(body):
+    # rocm-deps reads the body (the workflow's "Read the pull request's dependency pins"
+    # step) exactly as the suites do; its dispatch_inputs output arrives here.
+    outcome = os.environ.get("CI_COMMAND_BODY_PINS_OUTCOME")
+    if outcome != "success":
+        raise CommentCommandError(
+            "rocm-deps could not read the PR body's dependency pins "
+            f"(step outcome {outcome!r}): see the run's pins step"
+        )
+    try:
+        named = json.loads(os.environ.get("CI_COMMAND_BODY_PINS") or "{}")
+    except ValueError as error:
+        raise CommentCommandError(f"rocm-deps' dispatch_inputs is not JSON: {error}") from error
+    if not isinstance(named, dict):
+        raise CommentCommandError("rocm-deps' dispatch_inputs is not an object")
+    pins = {}
+    for input_name, _, value_pattern in PR_BODY_PINS:
+        if input_name not in named:
+            continue
+        value = named.pop(input_name)
+        if not isinstance(value, str) or value_pattern.fullmatch(value) is None:
+            raise CommentCommandError(
+                f"PR body pin {input_name.replace('_', '-')} has an unsupported value: {value!r}"
+            )
+        pins[input_name] = value
+    if named:
+        raise CommentCommandError(f"unexpected PR body pins: {sorted(named)}")
+    return pins
+'''
+
+
+# ---- applying them ---------------------------------------------------------------------------
+
+def migrate_workflow(root: Path, edit: Edit, action: str, pending: dict[Path, str]) -> str:
+    path = root / WORKFLOWS / edit.file
+    text = pending.get(path) or _read(path)
+    lines = text.split("\n")
+    where = f"{WORKFLOWS / edit.file}: job {edit.job}: step {edit.step!r}"
+    try:
+        job_start, job_end = _job_range(lines, edit.job)
+        if any(line.strip() == MIGRATED for line in lines[job_start:job_end]):
+            return f"{where}: already migrated"
+        step = find_step(lines, edit.job, edit.step)
+        old = "\n".join(lines[step.start:step.end])
+        if edit.holds not in old:
+            raise Unexpected(f"the step no longer holds {edit.holds!r}")
+        new = _block(edit.replace(lines, step, action), step.indent)
+    except Unexpected as problem:
+        raise Unexpected(f"{where}: {problem}") from None
+    pending[path] = "\n".join(lines[:step.start] + new + lines[step.end:])
+    return f"{where}: replaced by rocm-deps resolve"
+
+
+def migrate_gateway(root: Path, action: str, pending: dict[Path, str]) -> list[str]:
+    file, job, name = GATEWAY
+    path = root / WORKFLOWS / file
+    lines = _read(path).split("\n")
+    where = f"{WORKFLOWS / file}: job {job}: step {name!r}"
+    done = []
+    try:
+        step = find_step(lines, job, name)
+        block = lines[step.start:step.end]
+        if any("CI_COMMAND_BODY_PINS" in line for line in block):
+            done.append(f"{where}: already migrated")
+        else:
+            env = next((index for index, line in enumerate(block)
+                        if line == " " * (step.indent + 2) + "env:"), None)
+            if env is None:
+                raise Unexpected("the step has no `env:`")
+            block[env + 1:env + 1] = [" " * (step.indent + 4) + line for line in PINS_ENV]
+            pins = _block(PINS_STEP.replace("{action}", action), step.indent)
+            lines[step.start:step.end] = [*pins, "", *block]
+            pending[path] = "\n".join(lines)
+            done.append(f"{where}: reads the pins from a rocm-deps resolve step before it")
+    except Unexpected as problem:
+        raise Unexpected(f"{where}: {problem}") from None
+    script = root / GATEWAY_SCRIPT
+    source = _read(script)
+    function = re.search(r"^def _pr_body_pins\(body\):\n.*?(?=^\S)", source, re.M | re.S)
+    if function is None:
+        raise Unexpected(f"{GATEWAY_SCRIPT}: no `def _pr_body_pins(body):`")
+    if "CI_COMMAND_BODY_PINS" in function.group(0):
+        done.append(f"{GATEWAY_SCRIPT}: _pr_body_pins: already migrated")
+    else:
+        if "PR_BODY_PINS" not in function.group(0) or not re.search(
+                r"^import json$", source, re.M) or not re.search(r"^import os$", source, re.M):
+            raise Unexpected(f"{GATEWAY_SCRIPT}: _pr_body_pins no longer reads PR_BODY_PINS "
+                             f"(or the module does not import json and os)")
+        pending[script] = (source[:function.start()] + PINS_FUNCTION + "\n\n"
+                           + source[function.end():])
+        done.append(f"{GATEWAY_SCRIPT}: _pr_body_pins: takes rocm-deps' dispatch_inputs "
+                    f"instead of its own patterns")
+    return done
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise Unexpected(f"{path}: {error.strerror or error}") from None
+
+
+def remaining_greps(root: Path, pending: dict[Path, str]) -> list[str]:
+    found = []
+    for path in sorted((root / WORKFLOWS).glob("*.y*ml")):
+        text = pending.get(path) or path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(root)}:{number}: {line.strip()}"
+                  for number, line in enumerate(text.split("\n"), 1)
+                  if DIRECTIVE_GREP.search(line)]
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("checkout", type=Path, help="a checkout of radixark/miles")
+    parser.add_argument("--action", required=True,
+                        help="the rocm-deps action to use, OWNER/REPO@REF (pin a SHA)")
+    options = parser.parse_args(argv)
+    if not ACTION.fullmatch(options.action):
+        parser.error(f"--action {options.action!r} is not OWNER/REPO@REF")
+    pending: dict[Path, str] = {}
+    try:
+        report = [migrate_workflow(options.checkout, edit, options.action, pending)
+                  for edit in EDITS]
+        report += migrate_gateway(options.checkout, options.action, pending)
+    except Unexpected as problem:
+        print(f"migrate: {problem}; nothing was changed", file=sys.stderr)
+        return 1
+    left = remaining_greps(options.checkout, pending)
+    if left:
+        print("migrate: these lines still read a directive from the body, and this script "
+              "does not know them; nothing was changed:\n  " + "\n  ".join(left),
+              file=sys.stderr)
+        return 1
+    for path, text in pending.items():
+        path.write_text(text, encoding="utf-8")
+    print("\n".join(report))
+    print(f"migrate: {len(pending)} file(s) changed" if pending else
+          "migrate: already migrated; nothing changed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
