@@ -51,11 +51,13 @@ def git_daemon(base: Path) -> Iterator[int]:
 
 class Proxy:
     def __init__(self, target_port: int, *, drop_first: int = 0,
-                 drop: Collection[int] = (), stall: bool = False) -> None:
+                 drop: Collection[int] = (), stall: bool = False,
+                 delay_first: float = 0.0) -> None:
         self.target_port = target_port
         self.drop_first = drop_first
         self.drop = drop  # connection numbers (from 1) to hang up on, beside the first ones
         self.stall = stall
+        self.delay_first = delay_first  # seconds the first connection waits for an answer
         self.connections = 0
         self.bytes_to_client = 0  # what the client received: the fetch's transfer size
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -96,6 +98,8 @@ class Proxy:
                 threading.Thread(target=self._forward, args=(client,), daemon=True).start()
 
     def _forward(self, client: socket.socket) -> None:
+        if self.connections == 1 and self.delay_first:
+            self.closed.wait(self.delay_first)  # a server that stalls, then answers
         try:
             upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
         except OSError:

@@ -12,13 +12,26 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps.runner import Runner
 
 TERMINATE_GRACE_SECONDS = 5.0
+# A long step says it is alive at least this often: a hung fetch must not look like silence
+# until the job's timeout.
+HEARTBEAT_SECONDS = 8.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a long command's heartbeat line says: `what` is running, and `detail()` (bytes
+    received so far, say) when it has something to add."""
+
+    what: str
+    detail: Callable[[], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -55,9 +68,11 @@ def run(
     echo: bool = True,
     check: bool = False,
     stdin: str | None = None,
+    progress: Progress | None = None,
 ) -> Result:
     """Run `argv`; with `capture=False` the child's output streams straight to our stderr.
-    `stdin`, when given, is written to the child's standard input (otherwise it reads none)."""
+    `stdin`, when given, is written to the child's standard input (otherwise it reads none).
+    With `progress`, a line says every HEARTBEAT_SECONDS that the command still runs."""
     if echo:
         runner.echo_command(argv)
     sink = None if capture else _file_descriptor(runner)
@@ -75,7 +90,7 @@ def run(
             start_new_session=True,
         )
         try:
-            stdout, stderr = process.communicate(stdin)
+            stdout, stderr = _communicate(process, stdin, runner, progress)
         except BaseException:
             stop_process_group(process)
             raise
@@ -88,6 +103,21 @@ def run(
     if check and not result.ok:
         raise CommandFailed(result)
     return result
+
+
+def _communicate(process: subprocess.Popen[str], stdin: str | None, runner: Runner,
+                 progress: Progress | None) -> tuple[str | None, str | None]:
+    if progress is None:
+        return process.communicate(stdin)
+    started = time.monotonic()
+    while True:
+        try:
+            return process.communicate(stdin, timeout=HEARTBEAT_SECONDS)
+        except subprocess.TimeoutExpired:
+            stdin = None  # sent with the first call; what was read so far is kept
+            detail = progress.detail() if progress.detail is not None else ""
+            runner.info(f"  ... {progress.what}: still running after "
+                        f"{time.monotonic() - started:.0f} s{f', {detail}' if detail else ''}")
 
 
 def _file_descriptor(runner: Runner) -> int | None:

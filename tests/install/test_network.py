@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -114,3 +115,30 @@ def test_sigterm_during_slow_fetch_exits_130_and_leaves_no_child(box: Sandbox) -
         assert tool.wait(timeout=30) == 130
     assert processes_mentioning(str(box.baked["megatron"])) == []
     assert "received SIGTERM; stopped" in log.read_text()
+
+
+def test_a_fetch_that_stalls_25_s_says_it_is_alive_at_least_every_10_s(box: Sandbox) -> None:
+    """A hung fetch must not be silence until the job's timeout: the heartbeat line, inside
+    the dependency's group, every HEARTBEAT_SECONDS (8) while git waits on the server."""
+    from rocm_deps.process import HEARTBEAT_SECONDS
+
+    with git_daemon(box.root / "origins") as port, Proxy(port, delay_first=25) as proxy:
+        serve_through(box, "megatron", proxy)
+        tool = subprocess.Popen(
+            [sys.executable, "-m", "rocm_deps",
+             *install_argv(box, overrides(megatron="refs/pull/202/head"))],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert tool.stderr is not None
+        lines = [(time.monotonic(), line.rstrip("\n")) for line in tool.stderr]
+        assert tool.wait(timeout=120) == 0, "\n".join(line for _, line in lines)[-3000:]
+    fetch = next(index for index, (_, line) in enumerate(lines)
+                 if f"{box.baked['megatron']} -c protocol.version=2 fetch" in line)
+    done = next(index for index, (_, line) in enumerate(lines)
+                if index > fetch and not line.startswith("  ... "))
+    beats = [line for _, line in lines[fetch + 1:done]]
+    assert len(beats) == 3, beats  # at 8, 16 and 24 s of the 25 s stall
+    assert all(beat.startswith(f"  ... git fetch of refs/pull/202/head in {box.baked['megatron']}: "
+                               f"still running after ") for beat in beats), beats
+    times = [moment for moment, _ in lines[fetch:done + 1]]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    assert max(gaps) <= 10 and HEARTBEAT_SECONDS <= 10

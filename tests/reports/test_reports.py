@@ -146,6 +146,10 @@ def test_a_failed_install_says_where_in_wrapped_text_that_opens_nothing() -> Non
             "remote `origin`: &lt;img src=x&gt; [a](https://evil.example) **b** | c<br>\n"
             "Fix: check the network") in errors
     assert install.text(report).startswith("megatron: failed at step fetch refs/pull/202/head")
+    # The reason, not "(no patches)": that would read as if none were configured.
+    assert install.text(report).splitlines()[0].endswith(
+        "(could not fetch `refs/pull/1/head` from remote `origin`: <img src=x> "
+        "[a](https://evil.example) **b** | c)")
 
 
 def merge_report() -> MergeCheckReport:

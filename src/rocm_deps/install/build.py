@@ -25,7 +25,8 @@ def prepare(context: Context, job: Job) -> None:
             continue
         try:
             result = process.run(argv, context.runner, cwd=dependency.path,
-                                 env=context.pip_env(dependency), capture=False)
+                                 env=context.pip_env(dependency), capture=False,
+                                 progress=process.Progress(shlex.join(argv)[:200]))
         except OSError as error:
             raise StepFailed("prepare", f"cannot run `{shlex.join(argv)}` in "
                                         f"{dependency.path}: {error.strerror or error}"
@@ -55,7 +56,8 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
     if context.dry_run:
         context.runner.echo_command(argv, dry_run=True)
         return
-    result = process.run(argv, context.runner, env=context.pip_env(dependency), capture=False)
+    result = process.run(argv, context.runner, env=context.pip_env(dependency), capture=False,
+                         progress=process.Progress(f"pip install -e {directory}"))
     if not result.ok:
         raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
                                f"code {result.returncode} (pip's output is above); the "

@@ -110,22 +110,38 @@ class Git:
         return ["git", "--no-optional-locks", "-c", f"safe.directory={self.path}",
                 "-C", str(self.path), *args]
 
-    def run(self, *args: str, echo: bool = True, stdin: str | None = None) -> Result:
-        return process.run(self.argv(*args), self.runner, env=self.env, echo=echo, stdin=stdin)
+    def run(self, *args: str, echo: bool = True, stdin: str | None = None,
+            progress: process.Progress | None = None) -> Result:
+        return process.run(self.argv(*args), self.runner, env=self.env, echo=echo, stdin=stdin,
+                           progress=progress)
 
-    def check(self, *args: str, echo: bool = True) -> str:
+    def check(self, *args: str, echo: bool = True,
+              progress: process.Progress | None = None) -> str:
         """Run a command that must succeed; return its stdout."""
-        result = self.run(*args, echo=echo)
+        result = self.run(*args, echo=echo, progress=progress)
         if not result.ok:
             raise GitError(f"`git {' '.join(args)}` failed: {_last_lines(result.stderr)}", result)
         return result.stdout
 
-    def change(self, *args: str) -> None:
+    def change(self, *args: str, progress: process.Progress | None = None) -> None:
         """A command that modifies the repository: only shown, not run, in a dry run."""
         if self.dry_run:
             self.runner.echo_command(self.argv(*args), dry_run=True)
         else:
-            self.check(*args)
+            self.check(*args, progress=progress)
+
+    def progress(self, what: str) -> process.Progress:
+        """A heartbeat for a long command here: with the bytes of the pack being received."""
+        return process.Progress(f"{what} in {self.path}", self._received)
+
+    def _received(self) -> str:
+        """The size of the packs git is receiving now (`objects/pack/tmp_pack_*`)."""
+        try:
+            size = sum(pack.stat().st_size
+                       for pack in (self.path / ".git" / "objects" / "pack").glob("tmp_pack_*"))
+        except OSError:
+            return ""
+        return f"{size / 2**20:.1f} MiB received" if size else ""
 
     # ---- questions: return data, never raise ----
 
@@ -225,7 +241,8 @@ class Git:
         self.change("clean", "-fd")
 
     def checkout_detached(self, commit: str) -> None:
-        self.change("checkout", "-f", "--detach", commit)
+        # In a partial clone checkout may still download file contents.
+        self.change("checkout", "-f", "--detach", commit, progress=self.progress("git checkout"))
 
     def apply(self, patch: Path) -> None:
         self.change(*_apply_args(patch, check=False, reverse=False))
@@ -249,7 +266,7 @@ class Git:
         inside a submodule, which the reset before checkout does not reach (they would
         otherwise stop the checkout)."""
         attempts, _ = self.with_retries(("submodule", "update", "--init", "--recursive",
-                                         "--force"), retry)
+                                         "--force"), retry, what="git submodule update")
         return attempts
 
     # ---- network ----
@@ -273,7 +290,7 @@ class Git:
             ("+refs/tags/*:refs/tags/*",) if tags == "all" else ())
         args = ("-c", "protocol.version=2", "fetch", "--no-recurse-submodules", *depth_args,
                 *filter_args, *tag_args, remote, "--", *refspecs)
-        attempts, stderr = self.with_retries(args, retry)
+        attempts, stderr = self.with_retries(args, retry, what=f"git fetch of {target}")
         if fetch_filter and FILTER_IGNORED in stderr:
             self.runner.notice(f"the server does not serve partial fetches (git: "
                                f"{FILTER_IGNORED}): everything was fetched, as without "
@@ -298,17 +315,19 @@ class Git:
         attempts, _ = self.with_retries(
             ("-c", "fetch.negotiationAlgorithm=noop", "-c", "protocol.version=2", "fetch",
              "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
-             "--filter=blob:none", "--stdin", remote), retry, stdin=missing)
+             "--filter=blob:none", "--stdin", remote), retry, stdin=missing,
+            what="git fetch of file contents")
         return attempts
 
-    def with_retries(self, args: Sequence[str], retry: RetryPolicy,
-                     stdin: str | None = None) -> tuple[int, str]:
-        """Run a network command until it succeeds; the attempts used and its stderr."""
+    def with_retries(self, args: Sequence[str], retry: RetryPolicy, stdin: str | None = None,
+                     what: str = "git") -> tuple[int, str]:
+        """Run a network command until it succeeds; the attempts used and its stderr. A
+        heartbeat line (`what`) shows it is alive while it runs."""
         if self.dry_run:
             self.change(*args)
             return 0, ""
         for attempt in range(1, retry.attempts + 1):
-            result = self.run(*args, stdin=stdin)
+            result = self.run(*args, stdin=stdin, progress=self.progress(what))
             if result.ok:
                 return attempt, result.stderr
             if result.stderr:

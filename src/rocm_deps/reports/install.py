@@ -114,6 +114,9 @@ def text(report: InstallReport) -> str:
     for name, dep in report.dependencies.items():
         patches = "; ".join(f"{o.patch}: {o.state}" for o in dep.patches) or "no patches"
         where = f" at step {dep.failed_step}" if dep.failed_step else ""
-        lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({patches})")
+        # A failure says why; "no patches" would read as if none were configured.
+        detail = (dep.error.split("\n", 1)[0][:300] if dep.state == "failed" and dep.error
+                  else patches)
+        lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({detail})")
     lines.append(f"workspace: {report.workspace}")
     return "\n".join(lines)
