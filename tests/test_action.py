@@ -472,12 +472,14 @@ def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...]) -> str:
     return "\n\n".join(blocks).replace(f"uses: {ACTION}", "uses: ./")
 
 
-def migrated_job(tmp_path: Path, name: str, steps: tuple[str, ...], shows: str) -> str:
-    return (f"name: migrated\non: [pull_request]\njobs:\n  job:\n    runs-on: ubuntu-latest\n"
+def migrated_job(tmp_path: Path, name: str, steps: tuple[str, ...], shows: str,
+                 event: str = "pull_request") -> str:
+    return (f"name: migrated\non: [{event}]\njobs:\n  job:\n    runs-on: ubuntu-latest\n"
             f"    steps:\n      - name: This checkout's action in the workspace\n"
             f"        run: cp -r {ROOT}/action.yml {ROOT}/src \"$GITHUB_WORKSPACE/\"\n\n"
             f"{migrated_steps(tmp_path, name, steps)}\n\n"
-            f"      - name: What the following steps read\n        run: echo \"{shows}\"\n")
+            f"      - name: What the following steps read\n        env:\n"
+            f"          SHOWS: {shows}\n        run: printf '%s\\n' \"$SHOWS\"\n")
 
 
 @pytest.mark.parametrize(("body", "shown"), [
@@ -512,3 +514,23 @@ def test_the_migrated_image_step_keeps_the_old_precedence(tmp_path: Path,
                                           "author_association": "MEMBER"}})
     assert code == 0, log[-4000:]
     assert printed(log)[-1] == "radixark/miles:nightly-1201"
+
+
+def test_the_migrated_gateway_reads_a_contributors_pins(tmp_path: Path,
+                                                       pip_cache: Path) -> None:
+    """Under issue_comment a private org member's PR shows as CONTRIBUTOR: the gateway's
+    handler decides who may (same-repository head, the commenter's write permission), so the
+    pins step reads the body whoever wrote it and hands the handler dispatch_inputs."""
+    workflow = migrated_job(tmp_path, "comment-ci-command.yml",
+                            ("Read the pull request's dependency pins (rocm-deps)",),
+                            "${{ steps.body-pins.outcome }} "
+                            "${{ steps.body-pins.outputs.dispatch_inputs }}", "issue_comment")
+    payload = {"issue": {"number": 7, "pull_request": {"url": "x"},
+                         "body": "ci-sglang-pr: #123\nci-image-tag: pr-42\n",
+                         "author_association": "CONTRIBUTOR"},
+               "comment": {"body": "/rerun-test tests/ci/test_x.py",
+                           "author_association": "MEMBER"},
+               "repository": {"full_name": "radixark/miles"}}
+    code, log = run_act(tmp_path, pip_cache, workflow, "issue_comment", payload)
+    assert code == 0, log[-4000:]
+    assert printed(log)[-1] == 'success {"ci_sglang_pr":"#123","ci_image_tag":"pr-42"}'

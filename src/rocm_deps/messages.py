@@ -8,9 +8,12 @@ from collections.abc import Iterable
 GIVE_API_ACCESS = "set the `github-token` input (CLI: --github-token-env VAR)"
 
 
-def needs_token(why: str, permission: str = "") -> str:
-    """`why` (what the API is needed for), then how to give the token it needs."""
-    return f"{why}: {GIVE_API_ACCESS}{f' with `{permission}`' if permission else ''}"
+def needs_token(why: str, permission: str = "", empty_variable: str | None = None) -> str:
+    """`why` (what the API is needed for), then how to give the token it needs; and, when
+    --github-token-env named a variable that holds nothing, that variable."""
+    empty = (f" (--github-token-env names {empty_variable}, which is unset or empty here)"
+             if empty_variable else "")
+    return f"{why}: {GIVE_API_ACCESS}{f' with `{permission}`' if permission else ''}{empty}"
 
 
 def full_sha_hint(value: str = "") -> str:

@@ -27,7 +27,7 @@ from rocm_deps.contract.manifest import RUN_URL, checked_suite
 from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
-from rocm_deps.messages import did_you_mean
+from rocm_deps.messages import closest, did_you_mean
 from rocm_deps.options import (
     DEFAULT_BOT,
     DEFAULT_TRUSTED,
@@ -51,6 +51,7 @@ TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
 class ApiSettings:
     url: str = DEFAULT_API_URL
     token: str | None = None
+    empty_variable: str | None = None  # --github-token-env named it, and it holds nothing
     # Where PyGithub is installed on demand when it is not importable, the first that is this
     # user's alone: $RUNNER_TEMP, this user's cache directory (never a shared temporary one).
     packages_dirs: tuple[Path, ...] = ()
@@ -158,9 +159,7 @@ def resolve_settings(given: Given, environ: Mapping[str, str]) -> ResolveSetting
         body_file=body_file,
         api=_api_settings(given, environ),
         body_source=cast(BodySource, given.text("body-source")),
-        trusted_associations=tuple(item.strip() for item in
-                                   given.text("trusted-associations").split(",")
-                                   if item.strip()),
+        trusted_associations=_associations(given),
         output_format=_output_format(given),
         values=_explicit_values(given, config),
     )
@@ -248,6 +247,24 @@ def _suite(given: Given, environ: Mapping[str, str], event_name: str) -> str | N
 LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
 
 
+# GitHub's author_association values: a name outside them would never match anyone.
+ASSOCIATIONS = ("COLLABORATOR", "CONTRIBUTOR", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR",
+                "MANNEQUIN", "MEMBER", "NONE", "OWNER")
+
+
+def _associations(given: Given) -> tuple[str, ...]:
+    names = tuple(item.strip() for item in given.text("trusted-associations").split(",")
+                  if item.strip())
+    for name in names:
+        if name not in ASSOCIATIONS:
+            hint = closest(name.upper(), ASSOCIATIONS)
+            raise UsageError(f"{given.where('trusted-associations')}: {name[:40]!r} is not an "
+                             f"author association GitHub sends"
+                             f"{f'; did you mean {hint}?' if hint else ''} (one of: "
+                             f"{', '.join(ASSOCIATIONS)})")
+    return names
+
+
 def _login(given: Given) -> str:
     login = given.text("bot-login")
     if not LOGIN.fullmatch(login):
@@ -316,7 +333,9 @@ def _event(given: Given, environ: Mapping[str, str],
 
 def _api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
     token = token_of(given, environ)
+    variable = given.optional("github-token-env")
     return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
+                       empty_variable=variable if variable and not token else None,
                        packages_dirs=packages_directories(environ),
                        uv=shutil.which("uv", path=absolute_search_path(environ)),
                        environ=child_environment(environ, token))

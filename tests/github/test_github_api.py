@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -119,9 +120,12 @@ def test_server_errors_forever_are_bounded(resolve_with_token: ResolveWithToken,
                                 config="attempts = 4\n")
     assert result.code == 1
     assert len(github.requests) == 4
-    assert "did not answer while reading pull request #30421 of sgl-project/sglang" in result.stderr
-    assert "4 attempt(s)" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert (f"::error title=rocm-deps%3A GitHub API unreachable,line=1::could not reach the "
+            f"GitHub API at {github.url} while reading pull request #30421 of "
+            f"sgl-project/sglang: server errors (HTTP 5xx) on every attempt, 4 attempt(s) over "
+            ) in result.stderr
+    assert "; not checked: line 1" in result.stderr
+    assert "invalid directive" not in result.stderr and "Traceback" not in result.stderr
 
 
 def test_hanging_server_times_out_with_bounded_attempts(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
@@ -130,7 +134,8 @@ def test_hanging_server_times_out_with_bounded_attempts(resolve_with_token: Reso
     result = resolve_with_token("ci-sglang-pr: main", config="attempts = 2\n")
     assert result.code == 1
     assert len(github.requests) == 2
-    assert "did not answer" in result.stderr and "timed out after 1 s" in result.stderr
+    assert (f"could not reach the GitHub API at {github.url} while reading `main` in "
+            f"sgl-project/sglang: timed out after 1 s, 2 attempt(s) over ") in result.stderr
 
 
 def test_rate_limit_an_hour_away_fails_without_sleeping(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
@@ -302,3 +307,29 @@ def test_a_commit_url_of_another_pull_request_fails(
     assert (f"{EARLIER} is not one of the 1 commits of pull request #30421; name one of its "
             f"commits, or the pull request itself (`#30421`) to test its head") in result.stderr
     assert set(result.outputs) == {"report"}
+
+
+def test_a_closed_port_is_an_unreachable_api_not_an_invalid_directive(
+        cli: Cli, write_event: EventWriter, tmp_path: Path, mocker: MockerFixture) -> None:
+    """No server at all: the message says the API could not be reached and why, whole, and
+    which directives went unchecked; it is not the author's directive that is wrong."""
+    mocker.patch("time.sleep")
+    with socket.socket() as probe:  # a port nothing listens on once the socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "api.toml"
+    config.write_text("[api]\ntimeout-seconds = 1\nbackoff-seconds = 0\n")
+    result = cli("resolve", "--event-name", "pull_request", "--event-path",
+                 write_event("ci-sglang-pr: #30421\n\nci-megatron-pr: rocm\n", number=7,
+                             repository="radixark/miles"),
+                 "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
+                 env={"GITHUB_API_URL": f"http://127.0.0.1:{port}", "TEST_GITHUB_TOKEN": TOKEN})
+    assert result.code == 1
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("::error")]
+    assert error.startswith(
+        f"::error title=rocm-deps%3A GitHub API unreachable,line=1::could not reach the GitHub "
+        f"API at http://127.0.0.1:{port} while reading pull request #30421 of "
+        f"sgl-project/sglang: ConnectionRefusedError: [Errno 111] Connection refused, 3 "
+        f"attempt(s) over ")
+    assert error.endswith("; not checked: line 1, line 3")
+    assert "invalid directive" not in result.stderr

@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -301,45 +300,29 @@ def test_an_added_empty_directory_is_a_change(tmp_path: Path) -> None:
     assert on_demand._changed(target, on_demand._key(TOKEN)) == ["simplejson"]
 
 
-def test_a_directory_the_user_cannot_list_is_refused_not_skipped(
-        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installed: Path) -> None:
-    """`chmod 100` hides a package from a walk, not from `import` (it looks names up). As
-    the unprivileged user a runner is, a no-token step plants one; the token step refuses."""
-    require_tool(os.geteuid() == 0, "acting as another user needs root (CI runs as root)")
-    setpriv = shutil.which("setpriv")
-    require_tool(setpriv is not None, "setpriv (util-linux) is not installed")
-    assert setpriv is not None
-    shared = Path(tempfile.mkdtemp(prefix="rocm-deps-nobody-"))  # root's, 0755: traversable
+@pytest.mark.parametrize(("hidden", "planted"), [("simplejson", True), ("github", True),
+                                                ("github", False)])
+def test_a_directory_made_unlistable_is_a_change(
+        tmp_path: Path, write_event: EventWriter, github: FakeGitHub, installed: Path,
+        hidden: str, planted: bool) -> None:
+    """`chmod 100` hides a package from a walk by a runner's (unprivileged) user, not from
+    `import`, which looks names up: a planted `simplejson/` (requests imports it), or a
+    module planted in PyGithub's own directory before it is made unlistable. The mode is
+    part of the list, so the change shows even to root, who can list it anyway; a walk
+    that cannot list a directory fails the step (os.walk's errors are not skipped)."""
+    runner_temp, path = step_after(installed, tmp_path)
+    target, ran = on_demand.private_directory(runner_temp), tmp_path / "planted-code-ran"
+    package = target / hidden
+    package.mkdir(exist_ok=True)
+    if planted:
+        (package / "planted.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    package.chmod(0o100)  # alone, as root sees it: what it holds is still listed
     try:
-        shared.chmod(0o755)
-        runner_temp = shared / "runner-temp"
-        runner_temp.mkdir(mode=0o700)
-        target = on_demand.private_directory(runner_temp)
-        shutil.copytree(installed, target, symlinks=True)
-        ran = shared / "planted-code-ran"
-        package = target / "simplejson"
-        package.mkdir()
-        (package / "__init__.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
-        package.chmod(0o100)
-        for path in (runner_temp, *runner_temp.rglob("*")):
-            os.lchown(path, 65534, 65534)
-        event = write_event("ci-sglang-pr: #30421")
-        Path(event).chmod(0o644)
-        script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
-                  "raise SystemExit(main(sys.argv[2:]))")
-        result = subprocess.run(
-            [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-I",
-             "-S", "-c", script, str(ROOT / "src"), "resolve", "--event-name", "pull_request",
-             "--event-path", event, "--github-token-env", "TEST_TOKEN", "--format", "json"],
-            capture_output=True, text=True, timeout=600, cwd=shared,
-            env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
-                 "TEST_TOKEN": TOKEN, "PATH": "/usr/bin:/bin", "HOME": str(shared)})
-        assert result.returncode == 1, result.stderr[-2000:]
-        assert (f"refusing to import PyGithub from {target}: cannot list "
-                f"{str(package)!r} (Permission denied)") in result.stderr
-        assert not ran.exists()
+        result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp, path)
     finally:
-        for path in shared.rglob("*"):
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o700)
-        shutil.rmtree(shared)
+        package.chmod(0o700)
+    assert result.returncode == 1, result.stderr[-2000:]
+    changed = f"{hidden!r}" + (f", '{hidden}/planted.py'" if planted else "")
+    assert (f"refusing to import PyGithub from {target}: {changed} changed since it was "
+            f"installed") in result.stderr
+    assert not ran.exists()

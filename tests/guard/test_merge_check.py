@@ -266,3 +266,15 @@ def test_body_source_api_judges_the_current_description_not_the_payload(
         assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
         assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
                                    "/api/v3/repos/sgl-project/sglang/pulls/102"]
+
+
+def test_a_token_variable_that_holds_nothing_is_named_in_the_error(cli: Cli,
+                                                                   tmp_path: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_text("ci-sglang-pr: #1\n")
+    result = cli("merge-check", "--body-file", str(body), "--github-token-env", "GH_TOKEN",
+                 env={"GH_TOKEN": ""})
+    assert result.code == 2
+    assert ("merge-check asks the API whether sgl-project/sglang#1 is merged: set the "
+            "`github-token` input (CLI: --github-token-env VAR) (--github-token-env names "
+            "GH_TOKEN, which is unset or empty here)") in result.stderr

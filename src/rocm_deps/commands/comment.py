@@ -16,7 +16,7 @@ from rocm_deps.settings import CommentSettings
 def run(settings: CommentSettings, runner: Runner) -> int:
     if not settings.api.token:
         raise UsageError(needs_token("comment writes on the pull request",
-                                     "pull-requests: write"))
+                                     "pull-requests: write", settings.api.empty_variable))
     from rocm_deps.github.api import GitHubApi
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)

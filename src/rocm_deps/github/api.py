@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -46,6 +47,14 @@ class ApiError(Exception):
 
 class ResponseTooLarge(ApiError):
     pass
+
+
+class ApiUnreachable(ApiError):
+    """The API did not answer (no connection, timeouts, server errors on every attempt):
+    nothing was learnt about what was asked, which is not the asker's mistake."""
+
+
+MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
 
 
 def _bounded_body(response: requests.Response, *args: object, **kwargs: object) -> None:
@@ -265,14 +274,22 @@ class GitHubApi:
             except BaseException as error:  # handed to the caller's thread
                 failure.append(error)
 
+        started = time.monotonic()
         worker = threading.Thread(target=attempt, daemon=True, name="rocm-deps-api")
         worker.start()
         worker.join(deadline)
         if worker.is_alive():
-            raise ApiError(f"the GitHub API at {self.base_url} did not answer while reading "
-                           f"{what} within {deadline:g} s (the overall deadline of a request); "
-                           f"re-run the job, or check `GITHUB_API_URL`")
+            raise ApiUnreachable(f"could not reach the GitHub API at {self.base_url} while "
+                                 f"reading {what}: no answer within {deadline:g} s (the overall "
+                                 f"deadline of a request). Re-run the job, or check "
+                                 f"`GITHUB_API_URL` and the runner's network")
         if failure:
+            if isinstance(failure[0], ApiUnreachable):
+                raise ApiUnreachable(f"could not reach the GitHub API at {self.base_url} while "
+                                     f"reading {what}: {failure[0]}, {self.attempts} attempt(s) "
+                                     f"over {time.monotonic() - started:.0f} s. Re-run the job, "
+                                     f"or check `GITHUB_API_URL` and the runner's network"
+                                     ) from None
             raise failure[0]
         return outcome[0]
 
@@ -301,9 +318,7 @@ class GitHubApi:
             raise ApiError(f"reading {what} failed with HTTP {error.status}"
                            f"{': ' + str(message) if message else ''}") from None
         except requests.exceptions.RequestException as error:
-            raise ApiError(f"the GitHub API at {self.base_url} did not answer while reading "
-                           f"{what} ({self._cause(error)}, {self.attempts} attempt(s)); "
-                           f"re-run the job, or check `GITHUB_API_URL`") from None
+            raise ApiUnreachable(self._cause(error)) from None  # _call says where and how long
         except ApiError:
             raise
         except Exception as error:  # PyGithub on HTML, a redirect elsewhere, a broken body
@@ -317,7 +332,8 @@ class GitHubApi:
             return f"timed out after {self.timeout} s"
         if isinstance(error, requests.exceptions.RetryError):
             return "server errors (HTTP 5xx) on every attempt"
-        return f"{type(error).__name__}: {text[:200]}"
+        reason = _innermost(error)
+        return f"{type(reason).__name__}: {str(reason)[:MAX_CAUSE]}"
 
 
 def _object(value: object, what: str) -> dict[str, Any]:
@@ -358,3 +374,18 @@ def _reset_text(headers: dict[str, str] | None) -> str:
     reset = datetime.fromtimestamp(int(value), timezone.utc)
     minutes = max(0, round((reset - datetime.now(timezone.utc)).total_seconds() / 60))
     return f"it resets at {reset:%Y-%m-%d %H:%M} UTC (in {minutes} minutes)"
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """The exception at the bottom of requests' and urllib3's wrapping (MaxRetryError holds a
+    NewConnectionError holds the socket's error): the words that say what went wrong."""
+    seen = {id(error)}
+    while True:
+        reason = getattr(error, "reason", None)
+        inner = (reason if isinstance(reason, BaseException) else
+                 error.args[0] if error.args and isinstance(error.args[0], BaseException) else
+                 error.__cause__)
+        if inner is None or id(inner) in seen:
+            return error
+        seen.add(id(inner))
+        error = inner

@@ -121,7 +121,7 @@ def _key(token: str) -> bytes:
 
 def _files(target: Path) -> dict[str, str]:
     """Every entry below `target` but the list itself: a file's sha256, a link's target, a
-    directory (empty ones too) as `directory`, `other` for anything else. A directory that
+    directory (empty ones too) with its mode, `other` for anything else. A directory that
     cannot be listed is refused: Python imports from it by name all the same."""
 
     def unreadable(error: OSError) -> None:
@@ -143,8 +143,8 @@ def _files(target: Path) -> dict[str, str]:
             status = path.lstat()
             if stat.S_ISLNK(status.st_mode):
                 found[relative] = f"link:{path.readlink()}"
-            elif stat.S_ISDIR(status.st_mode):
-                found[relative] = "directory"
+            elif stat.S_ISDIR(status.st_mode):  # its mode too: `chmod 100` hides what it holds
+                found[relative] = f"directory {stat.S_IMODE(status.st_mode):o}"
             elif stat.S_ISREG(status.st_mode):
                 found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
             else:

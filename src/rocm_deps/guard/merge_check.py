@@ -56,7 +56,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
     if settings.require_tested and api is None:
         raise UsageError(needs_token("merge-check --require-tested reads the manifest comment "
                                      "and the dependency pull requests' heads through the "
-                                     "API"))
+                                     "API", "", settings.api.empty_variable))
     for number, body in _bodies(settings, payload, api, report):
         if number is not None:
             report.pulls.append(number)
@@ -113,13 +113,15 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
         if settings.body_source == "api":  # a re-run replays the payload; the live body decides
             if api is None:
                 raise UsageError(needs_token("body-source `api` reads the current description "
-                                             "through the API", "pull-requests: read"))
+                                             "through the API", "pull-requests: read",
+                                             settings.api.empty_variable))
             return [(context.pr_number,
                      _pull(api, _repository(payload), context.pr_number).body)]
         return [(context.pr_number, context.body)]
     if api is None:
         raise UsageError(needs_token("merge-check on a `merge_group` event reads the group's "
-                                     "pull requests through the API", "pull-requests: read"))
+                                     "pull requests through the API", "pull-requests: read",
+                                     settings.api.empty_variable))
     repository = _repository(payload)
     group = payload.get("merge_group")
     group = group if isinstance(group, Mapping) else {}
@@ -339,7 +341,7 @@ def _state(pull: PullInfo | None, repository: str, number: int | None,
         return "not asked", False  # the policy refuses any directive; no API call needed
     if pull is None:
         raise UsageError(needs_token(f"merge-check asks the API whether {repository}#{number} "
-                                     f"is merged"))
+                                     f"is merged", "", settings.api.empty_variable))
     if pull.merged:
         return "merged", True
     return ("open" if pull.state == "open" else "closed (unmerged)"), False

@@ -103,7 +103,8 @@ def _body(settings: ResolveSettings, context: EventContext,
         return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1, "--body-file")
     if settings.body_source == "api" and context.pr_number is not None:
         if not settings.api.token:
-            raise UsageError(needs_token("body-source `api` needs a token"))
+            raise UsageError(needs_token("body-source `api` needs a token", "",
+                                         settings.api.empty_variable))
         pull = _live_pull(settings, context)
         report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
                               f"read from the API (the current description)")
@@ -286,13 +287,23 @@ def _short_sha_message(override: Override) -> str:
 
 
 def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> None:
-    """Give every override a full SHA, one request per directive; problems become errors."""
-    from rocm_deps.github.api import ApiError
+    """Give every override a full SHA, one request per directive; problems become errors.
+    An API that cannot be reached is one error of its own: it says which directives were
+    not checked, and nothing more is asked of it."""
+    from rocm_deps.github.api import ApiError, ApiUnreachable
 
-    for name, override in list(report.overrides.items()):
+    pending = list(report.overrides.items())
+    for position, (name, override) in enumerate(pending):
         repository = config.dependency(name).repository
         try:
             report.overrides[name] = _pinned(api, repository, override, report)
+        except ApiUnreachable as error:
+            unchecked = [f"line {other.line}" if other.line else f"{other.name} "
+                         f"({other.source})" for _, other in pending[position:]]
+            report.errors.append(Finding(
+                "error", f"{error}; not checked: {', '.join(unchecked)}",
+                override.line or 0, title="rocm-deps: GitHub API unreachable"))
+            return
         except ApiError as error:
             where = f"line {override.line}: " if override.line else ""
             report.errors.append(Finding(

@@ -1,0 +1,54 @@
+"""Every `rocm-deps …` command README.md shows runs as written after the Quick start (from
+the clone, `.venv/bin/` as the README writes it) and exits as the README says."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+# The command as the README writes it -> the exit code the README gives for it.
+EXPECTED = {
+    ".venv/bin/rocm-deps demo": 0,
+    ".venv/bin/rocm-deps resolve --body-file examples/description.md": 0,
+    ".venv/bin/rocm-deps install --dry-run --body-file examples/description.md": 1,
+    ".venv/bin/rocm-deps resolve --body-file examples/description.md --format json": 0,
+    ".venv/bin/rocm-deps merge-check --body-file examples/description.md "
+    "--github-token-env GH_TOKEN": 2,
+}
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    spans = [" ".join(span.split()) for span in re.findall(r"`(\.venv/bin/rocm-deps [^`]+)`",
+                                                             text)]
+    blocks = [re.split(r"\s*(?:&&|\|\||;|#)", line[line.index(".venv/bin/rocm-deps"):])[0]
+              for block in re.findall(r"```(?:sh|console|bash)\n(.*?)```", text, re.S)
+              for line in block.splitlines() if ".venv/bin/rocm-deps" in line]
+    return list(dict.fromkeys(blocks + spans))
+
+
+def test_the_readme_shows_exactly_the_commands_checked_here() -> None:
+    assert readme_commands() == list(EXPECTED), (
+        "README's commands changed: update EXPECTED with each one's exit code as the README "
+        "states it")
+
+
+@pytest.mark.parametrize("command", list(EXPECTED))
+def test_each_readme_command_runs_as_written(command: str, tmp_path: Path) -> None:
+    argv = command.split()
+    assert argv[0] == ".venv/bin/rocm-deps"
+    # This environment's rocm-deps stands in for the Quick start's .venv/bin/rocm-deps.
+    environ = {key: value for key, value in os.environ.items()
+               if not key.startswith(("GITHUB_", "RUNNER_", "INPUT_")) and key != "GH_TOKEN"}
+    environ["TMPDIR"] = str(tmp_path)  # the demo's sandbox, below pytest's directory
+    result = subprocess.run([sys.executable, "-m", "rocm_deps", *argv[1:]], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600, env=environ)
+    assert result.returncode == EXPECTED[command], result.stdout[-2000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
