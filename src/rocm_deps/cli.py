@@ -8,11 +8,13 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
 from rocm_deps import __version__, process, settings
 from rocm_deps.errors import (
+    EXIT_CODES,
     EXIT_FAILURE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -29,30 +31,84 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rocm-deps",
         description="Resolve and install the dependency refs a pull request names "
-                    "(ci-<name>-pr directives) for ROCm CI.")
+                    "(ci-<name>-pr directives) for ROCm CI.",
+        epilog="`rocm-deps COMMAND --help` describes each command, with examples.")
     parser.add_argument("--version", action="version", version=f"rocm-deps {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        subparser = commands.add_parser(command, help=COMMAND_HELP[command])
+        about = COMMAND_HELP[command]
+        subparser = commands.add_parser(
+            command, help=about.summary, description=about.description,
+            epilog=_epilog(command, about), formatter_class=argparse.RawDescriptionHelpFormatter)
         for option in for_command(command):
             _add(subparser, option)
     return parser
 
 
-COMMAND_HELP: dict[Command, str] = {
-    "resolve": "parse and validate directives; write outputs",
-    "install": "check out, patch and pip install overrides",
-    "merge-check": "fail while a dependency pull request the description names is not merged "
-                   "(merge guard)",
-    "comment": "put what this run tested on the pull request (one manifest comment)",
-    "demo": "run resolve then install in a throw-away sandbox",
+@dataclass(frozen=True)
+class CommandHelp:
+    summary: str  # one line, in `rocm-deps --help`
+    description: str  # a paragraph, in `rocm-deps COMMAND --help`
+    examples: tuple[str, ...]
+
+
+COMMAND_HELP: dict[Command, CommandHelp] = {
+    "resolve": CommandHelp(
+        "parse and validate directives; write outputs",
+        "Read the PR body (the event's, --body-file, or the live one with --body-source api) "
+        "and the dispatch inputs, check every directive as GitHub shows it, and write "
+        "skip_dependency_install, the refs and the overrides document. With a token, every "
+        "ref is pinned to a SHA and checked to exist.",
+        ("rocm-deps resolve --body-file examples/description.md",
+         "rocm-deps resolve --body-file examples/description.md --profile cuda --format json",
+         "rocm-deps resolve --input ci_sglang_pr=#30421 --github-token-env GH_TOKEN")),
+    "install": CommandHelp(
+        "check out, patch and pip install overrides",
+        "In the GPU container: for each dependency named (by --overrides, else by resolving "
+        "the event itself), clean the image's clone, fetch and check out exactly that commit, "
+        "probe and apply the patches, pip install it editable into the interpreter under "
+        "test and check that it imports from the clone. --dry-run prints every command.",
+        ("rocm-deps install --dry-run --body-file examples/description.md",
+         "rocm-deps install --overrides-file resolve.json --python /usr/bin/python3")),
+    "merge-check": CommandHelp(
+        "fail while a dependency pull request the description names is not merged "
+        "(merge guard)",
+        "The merge guard: fail while a dependency pull request the description names is open "
+        "or closed unmerged (--policy), and with --require-tested while a named commit is not "
+        "the one each suite's manifest section says was tested. Needs a token.",
+        ("rocm-deps merge-check --body-file examples/description.md "
+         "--github-token-env GH_TOKEN",
+         "rocm-deps merge-check --require-tested --suite 'ROCm suite' "
+         "--github-token-env GH_TOKEN")),
+    "comment": CommandHelp(
+        "put what this run tested on the pull request (one manifest comment)",
+        "Read the run's reports (one resolve report, the GPU jobs' install reports) and "
+        "write this suite's section of the one manifest comment on the pull request, with "
+        "the tested commits that merge-check --require-tested reads back. Needs a token with "
+        "pull-requests: write. --report is required.",
+        ("rocm-deps comment --report resolve.json --report install-mi350.json --pr 7 "
+         "--suite 'ROCm suite' --github-token-env GH_TOKEN",)),
+    "demo": CommandHelp(
+        "run resolve then install in a throw-away sandbox",
+        "Build a sandbox shaped like the MI350 image (origins with history, tags and pull "
+        "request refs; complete clones; a virtualenv as the container's interpreter) and run "
+        "the real resolve and install in it.",
+        ("rocm-deps demo", "rocm-deps demo --scenario missing-target --keep")),
 }
+
+
+def _epilog(command: Command, about: CommandHelp) -> str:
+    examples = "\n".join(f"  {example}" for example in about.examples)
+    codes = "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES)
+    return f"examples:\n{examples}\n\nexit codes:\n{codes}"
 
 
 def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     flag, help_text = f"--{option.name}", option.help
-    if option.choices:
-        help_text += f" ({' | '.join(option.choices)}; default {option.default})"
+    if option.choices:  # the choices are the metavar: the help says the default only
+        help_text += f" (default {option.default})"
+    if option.required:
+        help_text += " (required)"
     if option.switch:
         parser.add_argument(flag, action="store_const", const="true", help=help_text)
     elif option.repeatable:

@@ -7,6 +7,13 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+# What each exit code means, as `--help` and the README say it.
+EXIT_CODES = ((EXIT_OK, "success (also: nothing named)"),
+              (EXIT_FAILURE, "a failure to fix: an invalid directive, a missing ref, a patch "
+                             "that does not apply, a GitHub API that cannot be reached"),
+              (EXIT_USAGE, "usage or configuration error"),
+              (EXIT_INTERNAL, "internal error (a bug: please report it)"),
+              (EXIT_INTERRUPTED, "cancelled (SIGTERM or SIGINT)"))
 
 
 class FatalError(Exception):

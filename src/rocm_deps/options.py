@@ -46,6 +46,7 @@ class Option:
     boolean: bool = False  # `true` / `false` in any letter case
     switch: bool = False  # a boolean that the command line writes as a bare `--NAME`
     repeatable: bool = False
+    required: bool = False  # shown as required; the settings say what is missing
     cli: bool = True
     action: bool = True
 
@@ -97,7 +98,7 @@ OPTIONS: tuple[Option, ...] = (
            default="false", boolean=True, switch=True),
     Option("report", ("comment",), "a report of this run: the resolve report (`--format json` "
            "or the `report` output) and the GPU jobs' install reports; repeatable (action: "
-           "one file per line)", "F", repeatable=True),
+           "one file per line)", "F", repeatable=True, required=True),
     Option("pr", ("comment",), "the pull request to comment on (default: the event's). Under "
            "workflow_run its head must be the run's head commit", "N"),
     Option("run-url", ("comment",), "the run the comment links to (default: the triggering "

@@ -95,8 +95,19 @@ def test_findings_past_the_limit_are_counted_once() -> None:
 
 def test_a_quoted_line_opens_no_markdown_in_the_summary() -> None:
     report = ResolveReport(errors=[Finding("error", "line 1: `<img src=x>` [a](b) ```", 1)])
-    summary = resolve.summary(report, CONFIG)
-    assert "````text\nline 1: `<img src=x>` [a](b) ```\n````" in summary
+    shown = render(resolve.summary(report, CONFIG))
+    # Wrapped text in a list item (a code block would not wrap: the fix would be cut off).
+    assert "<li>line 1: `&lt;img src=x&gt;` [a](b) ```</li>" in shown
+    assert "<img" not in shown and "<a " not in shown and "<pre>" not in shown
+
+
+def test_a_failed_resolve_shows_no_decided_rows() -> None:
+    """After an error nothing was decided: no dependency may read as "image baseline"."""
+    report = ResolveReport(overrides={"sglang": SGLANG},
+                           errors=[Finding("error", "line 3: bad", 3)])
+    shown = render(resolve.summary(report, CONFIG))
+    assert "<table>" not in shown and "image baseline" not in shown
+    assert "<strong>Failed</strong>" in shown and "<li>line 3: bad</li>" in shown
 
 
 def dependency(**fields: object) -> DependencyReport:

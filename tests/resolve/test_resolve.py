@@ -158,7 +158,7 @@ def test_invalid_directive_fails_closed(write_event: EventWriter, cli: Cli) -> N
     assert json.loads(result.outputs["report"])["errors"][0]["line"] == 3
     assert ("::error title=rocm-deps%3A invalid directive,line=3::line 3: `* ci-sgl-pr: #12` — "
             "`ci-sgl-pr` is not a known directive; did you mean `sglang`") in result.stderr
-    assert "#### Errors" in result.summary and "ci-sgl-pr" in result.summary
+    assert "#### Errors" in result.summary and "ci\\-sgl\\-pr" in result.summary
     assert "Traceback" not in result.stderr
 
 

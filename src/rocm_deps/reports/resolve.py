@@ -17,6 +17,7 @@ from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolveReport, findings_omitted
 from rocm_deps.options import OutputFormat
 from rocm_deps.reports.markdown import (
+    escape_text,
     markdown_cell,
     markdown_code_block,
     markdown_table,
@@ -88,21 +89,23 @@ def summary(report: ResolveReport, config: Config) -> str:
     elif report.skip_dependency_install:
         lines += ["", "Nothing names a dependency ref: every dependency keeps the image's copy "
                       "(`skip_dependency_install=true`)."]
-    rows = []
-    for dependency in config.dependencies:
-        override = report.overrides.get(dependency.name)
-        if override is None:
-            rows.append([dependency.name, "image baseline", "", "", "", ""])
-            continue
-        rows.append([dependency.name, override.source, markdown_cell(override.raw),
-                     markdown_cell(override.ref), markdown_cell(override.sha),
-                     str(override.line or "")])
-    lines += ["", markdown_table(["dependency", "source", "value", "fetch ref", "SHA", "line"],
-                                 rows)]
+    if not report.errors:  # after an error nothing was decided: no row may look decided
+        rows = []
+        for dependency in config.dependencies:
+            override = report.overrides.get(dependency.name)
+            if override is None:
+                rows.append([dependency.name, "image baseline", "", "", "", ""])
+                continue
+            rows.append([dependency.name, override.source, markdown_cell(override.raw),
+                         markdown_cell(override.ref), markdown_cell(override.sha),
+                         str(override.line or "")])
+        lines += ["", markdown_table(["dependency", "source", "value", "fetch ref", "SHA",
+                                      "line"], rows)]
     for title, findings in (("Errors", report.errors), ("Warnings", report.warnings)):
         if findings:
-            shown = [finding.message for finding in findings[:MAX_FINDINGS]]
-            lines += ["", f"#### {title}", "", markdown_code_block(shown)]
+            # Wrapped text, one item each: the fix at the end of a long line stays in view.
+            lines += ["", f"#### {title}", "", *(f"- {escape_text(finding.message)}"
+                                                 for finding in findings[:MAX_FINDINGS])]
             if len(findings) > MAX_FINDINGS:
                 lines += ["", f"and {len(findings) - MAX_FINDINGS:,} more (not shown)"]
     if report.notices:
