@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_deps.messages import did_you_mean, full_sha_hint, needs_token
+from rocm_deps.messages import closest, did_you_mean, full_sha_hint, needs_token
 
 
 def test_needs_token_says_what_for_and_how() -> None:
@@ -27,3 +27,12 @@ def test_the_full_sha_hint_names_the_command_when_it_has_the_value() -> None:
 ], ids=["one-letter-short", "misspelt", "nothing-close"])
 def test_did_you_mean(word: str, hint: str) -> None:
     assert did_you_mean(word, ["remote", "patches", "path"]) == hint
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("repo", "repository"), ("remot", "remote"), ("repositry", "repository"), ("re", None),
+    ("patchs", "patches"),
+])
+def test_an_abbreviation_means_the_key_it_begins(word: str, expected: str | None) -> None:
+    keys = ("repository", "remote", "path", "patches", "prepare")
+    assert closest(word, keys) == expected

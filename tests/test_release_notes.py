@@ -40,3 +40,13 @@ def test_the_projects_changelog_has_its_first_release() -> None:
     completed = subprocess.run([sys.executable, str(ROOT / "scripts" / "release_notes.py"),
                                 "v0.1.0"], capture_output=True, text=True, check=True)
     assert completed.stdout.startswith("### Added\n- `rocm-deps resolve`")
+
+
+def test_the_release_a_user_can_pin_is_the_packages_version() -> None:
+    from rocm_deps import __version__
+
+    completed = subprocess.run([sys.executable, str(ROOT / "scripts" / "release_notes.py"),
+                                f"v{__version__}"], capture_output=True, text=True, check=True)
+    assert __version__ == "1.0.0"
+    assert completed.stdout.startswith("The first release to pin:")
+    assert "### Changed (exactly what was named, or fail)" in completed.stdout

@@ -123,3 +123,15 @@ def test_control_characters_reach_no_channel_as_raw_bytes(tmp_path: Path) -> Non
     assert log.getvalue() == ("::error title=t::line 1: `a<U+0000>b<U+001B>[31m`\n"
                               "name<U+0007>.txt\n")
     assert (tmp_path / "summary.md").read_text() == "| `a<U+0000>b` |\n\n"
+
+
+def test_a_masked_token_is_hidden_in_the_summarys_escaped_text_too(tmp_path: Path) -> None:
+    """The summary escapes punctuation (`ghp\\_…`): the mask must know that spelling."""
+    from rocm_deps.reports.markdown import escape_text
+
+    summary = tmp_path / "summary.md"
+    runner = Runner(github_actions=True, stream=io.StringIO(), summary_path=summary)
+    token = "ghp_abc_DEF0123456789"
+    runner.mask(token)
+    runner.add_summary(f"raw {token}; escaped {escape_text(token)}")
+    assert summary.read_text() == "raw ***; escaped ***\n\n"

@@ -235,7 +235,9 @@ PINS_STEP = """- name: Read the pull request's dependency pins (rocm-deps)
     profile: cuda
     # The handler decides who may: a same-repository head and the commenter's write
     # permission (private org members show as CONTRIBUTOR here).
-    trusted-associations: OWNER,MEMBER,COLLABORATOR,CONTRIBUTOR,FIRST_TIME_CONTRIBUTOR,FIRST_TIMER,NONE"""
+    trusted-associations: """ + ",".join((
+    "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER",
+    "NONE"))
 PINS_ENV = ("CI_COMMAND_BODY_PINS: ${{ steps.body-pins.outputs.dispatch_inputs }}",
             "CI_COMMAND_BODY_PINS_OUTCOME: ${{ steps.body-pins.outcome }}")
 PINS_FUNCTION = '''def _pr_body_pins(body):

@@ -23,10 +23,17 @@ def full_sha_hint(value: str = "") -> str:
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
-    """The candidate `word` is most likely a misspelling of, or None."""
+    """The candidate `word` is most likely a misspelling of, or None. A word that begins a
+    candidate is taken as its abbreviation first (`repo` is `repository`, not `remote`)."""
     import difflib  # only on an error path: it costs start-up time
 
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
+    listed = list(candidates)
+    if len(word) >= 3:
+        starting = sorted((candidate for candidate in listed if candidate.startswith(word)
+                           and candidate != word), key=len)
+        if starting:
+            return starting[0]
+    close = difflib.get_close_matches(word, listed, n=1, cutoff=cutoff)
     return close[0] if close else None
 
 

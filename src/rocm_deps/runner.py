@@ -105,10 +105,13 @@ class Runner:
         print(self.hide(text), flush=True)
 
     def mask(self, secret: str) -> None:
-        """Hide a secret in the runner log and in everything this object prints."""
+        """Hide a secret in the runner log and in everything this object prints, the job
+        summary's escaped text included (`ghp\\_…` is the token too)."""
         if not secret:
             return
         self.secrets_to_hide.append(secret)
+        if escaped_line(secret) != secret:
+            self.secrets_to_hide.append(escaped_line(secret))
         if self.github_actions:
             print(f"::add-mask::{escape_data(secret)}", file=self.stream, flush=True)
 
@@ -190,6 +193,17 @@ class Runner:
                 "log hold the rest)*\n")
         with self.summary_path.open("a", encoding="utf-8") as handle:
             handle.write(markdown.rstrip("\n") + "\n\n")
+
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def escaped_line(line: str) -> str:
+    """A line of text from input as Markdown running text shows it: every ASCII punctuation
+    character escaped, `&`, `<`, `>` as entities (the summary's escaping, defined here
+    because the masking of secrets must know it)."""
+    line = _PUNCTUATION.sub(r"\\\1", line)
+    return line.replace("\\&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
 
 
 def _shell_quote(arg: str) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_deps import __version__
 from rocm_deps.demo import sandbox, world
 from rocm_deps.demo.package import write_package
 from tests.conftest import MEGATRON_PR, git, parse_github_output, require_tool
@@ -51,7 +52,7 @@ def test_image_runs_as_non_root_with_the_tool_on_path(image: str) -> None:
     uid, tool, python, version, pips = result.stdout.splitlines()
     assert (uid, tool) == ("10001", "/usr/local/bin/rocm-deps")
     assert python == "/usr/bin/python3"  # the image's interpreter, not the tool's venv
-    assert version == "rocm-deps 0.1.0"
+    assert version == f"rocm-deps {__version__}"
     assert pips == "0"  # no pip left in the tool's environment
 
 

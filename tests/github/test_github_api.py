@@ -13,6 +13,7 @@ from pytest_mock import MockerFixture
 
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
+from tests.markdown_oracle import render
 
 TOKEN = "ghp_rocmdepsTESTtoken0123456789abcdef"
 PR_HEAD = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
@@ -98,7 +99,7 @@ def test_merged_pr_warns_in_annotation_and_summary(resolve_with_token: ResolveWi
     assert result.code == 0, result.stderr
     assert "::warning" in result.stderr and "#29000 (sgl-project:feature-29000 into main) is merged" \
         in result.stderr
-    assert "is merged; testing its head 9999" in result.summary
+    assert "is merged; testing its head 9999" in render(result.summary)
     assert result.outputs["sglang_sha"] == "9" * 40
 
 

@@ -7,6 +7,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from rocm_deps.runner import escaped_line
+
 
 def markdown_cell(value: object) -> str:
     """Render a value inside a Markdown table cell without breaking the table."""
@@ -22,18 +24,12 @@ def escape_markdown(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-
-
 def escape_text(text: str) -> str:
     """Text from input as wrapped running text: every ASCII punctuation character escaped
     (no emphasis, link, image, code or HTML can open), `<`, `>`, `&` as entities, each line
     a hard line break, leading blanks dropped (no line becomes an indented code block)."""
-    def escaped(line: str) -> str:
-        line = _PUNCTUATION.sub(r"\\\1", line.strip())
-        return line.replace("\\&", "&amp;").replace("\\<", "&lt;").replace("\\>", "&gt;")
-
-    return "<br>\n".join(escaped(line) for line in text.replace("\r", "").split("\n"))
+    return "<br>\n".join(escaped_line(line.strip())
+                         for line in text.replace("\r", "").split("\n"))
 
 
 def markdown_code_block(lines: Sequence[str]) -> str:
