@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rocm_deps.errors import UsageError
 
@@ -51,3 +52,17 @@ def parse_json(text: str, where: str) -> object:
         raise UsageError(f"{where}: not valid JSON ({error})") from None
     except RecursionError:
         raise UsageError(f"{where}: not valid JSON (nested too deeply)") from None
+
+
+def toml_parser() -> Any:
+    """The TOML parser: the standard library's (3.11+), else the same one carried in the
+    source tree (Python 3.10, the MI350 image's). Imported on use: most runs parse no TOML."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib
+    from rocm_deps._vendor import tomli
+
+    return tomli

@@ -25,6 +25,7 @@ OnMissingTarget = Literal["fail", "skip"]
 TagPolicy = Literal["all", "reachable", "none"]
 FetchFilter = Literal["", "blob:none"]  # "": every object; "blob:none": a partial fetch
 RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
+BuildIsolation = Literal["auto", "always", "never"]
 LocalChangesPolicy = Literal["discard", "reapply"]
 ValueKind = Literal["docker-tag", "number"]
 CodeDirectives = Literal["error", "warn"]
@@ -141,6 +142,11 @@ DEPENDENCY: Mapping[str, Field] = _rows(
           expected='a table of strings, e.g. {SETUPTOOLS_SCM_PRETEND_VERSION = "1.0"}'),
     Field("pip-args", list, (), "Arguments added, after `install.pip-args`, to this "
           "dependency's `pip install -e`."),
+    Field("build-isolation", str, "auto", "`auto` builds without pip's build isolation when "
+          "the interpreter under test already has everything the package's `[build-system] "
+          "requires` names (no download, works without the package index), else isolated "
+          "with a notice naming what is missing; `always` / `never` decide it outright.",
+          choices=get_args(BuildIsolation)),
     Field("rebuild-paths", list, (), "Path prefixes of compiled parts: when the new commit "
           "changes files under them, a warning names them and says the image's build is used.",
           expected="an array of path prefixes inside the clone"),

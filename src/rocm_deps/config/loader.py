@@ -37,7 +37,7 @@ from rocm_deps.config.model import (
 from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
 from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, check_value
 from rocm_deps.errors import UsageError
-from rocm_deps.files import CONFIG_LIMIT, read_bounded
+from rocm_deps.files import CONFIG_LIMIT, read_bounded, toml_parser
 from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
 
 
@@ -45,13 +45,7 @@ def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
     """A profile's built-in defaults, overridden by the TOML file at `path` when given."""
     if path is None:
         return build_config({}, source="built-in defaults", profile=profile)
-    import sys
-
-    # Imported here: most runs use the built-in defaults and never parse TOML.
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # Python 3.10 (the MI350 image's): the same parser, carried in the source tree
-        from rocm_deps._vendor import tomli as tomllib
+    tomllib = toml_parser()
     source = str(path)
     if not Path(path).exists():
         where = ("" if Path(path).is_absolute() else

@@ -12,6 +12,7 @@ from rocm_deps.config.fields import (
     INSTALL,
     TOP_LEVEL,
     VALUE,
+    BuildIsolation,
     CodeDirectives,
     FetchFilter,
     LocalChangesPolicy,
@@ -50,6 +51,7 @@ class DependencyConfig:
     prepare: tuple[tuple[str, ...], ...] = DEPENDENCY["prepare"].default  # argv lists
     pip_env: tuple[tuple[str, str], ...] = DEPENDENCY["pip-env"].default
     pip_args: tuple[str, ...] = DEPENDENCY["pip-args"].default
+    build_isolation: BuildIsolation = DEPENDENCY["build-isolation"].default  # install.build
     rebuild_paths: tuple[str, ...] = DEPENDENCY["rebuild-paths"].default
 
 

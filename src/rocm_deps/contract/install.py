@@ -10,6 +10,7 @@ from rocm_deps.contract.overrides import REPORT_VERSION, Source
 
 PatchState = Literal["applied", "already-present", "missing-target", "ambiguous",
                      "incompatible", "planned"]
+BuildIsolationState = Literal["isolated", "not isolated"]
 DependencyState = Literal["installed", "up-to-date", "failed", "planned"]
 WorkspaceState = Literal["not needed", "not needed (all dependencies up to date)",
                          "skipped (a dependency failed)", "disabled", "installed", "failed",
@@ -103,6 +104,7 @@ class DependencyReport:
     image_commit: str | None = None  # the commit the image left the clone at
     discarded: LocalChanges | None = None  # what this run's reset discarded
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
+    build_isolation: BuildIsolationState | None = None  # how pip built it; None: not built
     steps: list[StepName] = field(default_factory=list)  # the pipeline's steps this install walked
 
     @property
@@ -120,6 +122,7 @@ class DependencyReport:
             "rebuild": {"count": len(self.rebuild), "files": list(self.rebuild[:NAMES_SHOWN])},
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
             "clone_state": self.clone_state, "version": self.version,
+            "build_isolation": self.build_isolation,
             "fetch_attempts": self.fetch_attempts,
             "steps": self.steps,
             "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}

@@ -10,10 +10,18 @@ from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.config import DependencyConfig
-from rocm_deps.contract.install import FailedStep
+from rocm_deps.contract.install import DependencyReport, FailedStep
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
-from rocm_deps.install.pip import editable_install_argv, editable_probe_argv, pip_environment
+from rocm_deps.install.pip import (
+    build_requirements,
+    build_requirements_probe_argv,
+    editable_install_argv,
+    editable_probe_argv,
+    pip_environment,
+)
+
+NO_ISOLATION = "--no-build-isolation"
 
 
 def prepare(context: Context, job: Job) -> None:
@@ -43,16 +51,24 @@ def pip_install(context: Context, job: Job) -> None:
         context.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
         return
     directory = Path(dependency.path) / dependency.install_dir
-    editable_install(context, "pip", directory, dependency.name, dependency)
+    editable_install(context, "pip", directory, dependency.name, dependency, job.report)
     if not context.dry_run:
         job.report.version = _installed_from(context, directory, dependency.name)
 
 
 def editable_install(context: Context, step: FailedStep, directory: Path, what: str,
-                     dependency: DependencyConfig | None = None) -> None:
-    """`pip install -e directory` into the interpreter under test (shown in a dry run)."""
+                     dependency: DependencyConfig | None = None,
+                     report: DependencyReport | None = None) -> None:
+    """`pip install -e directory` into the interpreter under test (shown in a dry run); a
+    dependency's without build isolation when the interpreter has what the build needs."""
     python = context.settings.python
-    argv = editable_install_argv(python, directory, context.pip_args(dependency))
+    pip_args = context.pip_args(dependency)
+    isolated = NO_ISOLATION not in pip_args and (
+        dependency is None or _isolated(context, directory, dependency))
+    if report is not None:
+        report.build_isolation = "isolated" if isolated else "not isolated"
+    argv = editable_install_argv(python, directory, (
+        *(() if isolated or NO_ISOLATION in pip_args else (NO_ISOLATION,)), *pip_args))
     if context.dry_run:
         context.runner.echo_command(argv, dry_run=True)
         return
@@ -62,6 +78,49 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
         raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
                                f"code {result.returncode} (pip's output is above); the "
                                f"interpreter was {python}")
+
+
+def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -> bool:
+    """Whether pip builds `directory` in an isolated environment (downloading the build
+    requirements from the index): `build-isolation`, and for `auto` whether the interpreter
+    under test has every requirement already (architecture §6 step 9)."""
+    policy = dependency.build_isolation
+    if policy != "auto":
+        return policy == "always"
+    if not directory.is_dir():  # a dry run without the clone: nothing to read yet
+        context.runner.info(f"{dependency.name}: {directory} is not here: whether the build "
+                            f"needs isolation is decided when it is")
+        return True
+    requirements, source = build_requirements(directory)
+    if requirements is None:
+        context.runner.notice(f"{dependency.name}: building isolated: {source}",
+                              title=f"rocm-deps: {dependency.name} build isolation")
+        return True
+    python = context.settings.python
+    result = process.run(build_requirements_probe_argv(python), context.runner,
+                         env=pip_environment(context.settings.environ), echo=False,
+                         stdin=json.dumps(list(requirements)))
+    try:
+        missing = json.loads(result.stdout.strip() or "null")
+    except ValueError:
+        missing = None
+    if not result.ok or not isinstance(missing, list):
+        context.runner.notice(f"{dependency.name}: building isolated: {python} could not say "
+                              f"whether it has the build requirements (exit code "
+                              f"{result.returncode})",
+                              title=f"rocm-deps: {dependency.name} build isolation")
+        return True
+    if missing:
+        shown = ", ".join(f"`{str(item)[:100]}`" for item in missing[:5])
+        context.runner.notice(
+            f"{dependency.name}: building isolated (pip downloads the build requirements from "
+            f"the package index): {python} lacks {shown}"
+            f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''} ({source})",
+            title=f"rocm-deps: {dependency.name} build isolation")
+        return True
+    context.runner.info(f"{dependency.name}: {python} has every build requirement "
+                        f"({', '.join(requirements) or 'none'}): building without isolation")
+    return False
 
 
 def _installed_from(context: Context, directory: Path, what: str) -> str:

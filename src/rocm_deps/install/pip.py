@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rocm_deps.config.fields import UNSAFE_PYTHON_VARIABLES
+from rocm_deps.errors import UsageError
+from rocm_deps.files import read_bounded, toml_parser
 
 PIP_ENVIRONMENT = {
     "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"
@@ -55,3 +57,68 @@ for distribution in distributions():
 
 def editable_probe_argv(python: str, directory: Path) -> list[str]:
     return [python, "-I", "-c", EDITABLE_FROM_PROBE, str(directory)]
+
+
+# pip's own default for a project that declares no build system (setup.py alone).
+LEGACY_BUILD_REQUIREMENTS = ("setuptools>=40.8.0",)
+MAX_PYPROJECT = 1024 * 1024
+
+
+def build_requirements(directory: Path) -> tuple[tuple[str, ...] | None, str]:
+    """What building `directory` needs, from its pyproject.toml's `[build-system] requires`
+    (pip's legacy default without one); None and why when that cannot be read."""
+    pyproject = directory / "pyproject.toml"
+    if not pyproject.is_file():
+        return LEGACY_BUILD_REQUIREMENTS, "no pyproject.toml: pip's default for setup.py"
+    try:
+        text = read_bounded(pyproject, MAX_PYPROJECT, "pyproject.toml")
+        document = toml_parser().loads(text)
+    except (UsageError, ValueError, RecursionError) as error:
+        return None, f"{pyproject} cannot be read ({str(error)[:200]})"
+    system = document.get("build-system")
+    if system is None:
+        return LEGACY_BUILD_REQUIREMENTS, "no [build-system]: pip's default for setup.py"
+    requires = system.get("requires") if isinstance(system, dict) else None
+    if not isinstance(requires, list) or not all(isinstance(item, str) for item in requires):
+        return None, f"{pyproject}: [build-system] requires is not a list of strings"
+    return tuple(requires[:100]), f"{pyproject} [build-system] requires"
+
+
+# Run by the interpreter under test, the requirements (JSON) on stdin: the ones it does not
+# satisfy, as JSON. `packaging` reads them (the interpreter's own, else the copy pip
+# carries); without either nothing can be checked, so everything counts as missing.
+BUILD_REQUIREMENTS_PROBE = """\
+import json, sys
+from importlib.metadata import PackageNotFoundError, version
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    try:
+        from pip._vendor.packaging.requirements import Requirement
+    except ImportError:
+        Requirement = None
+missing = []
+for text in json.loads(sys.stdin.read()):
+    if Requirement is None:
+        missing.append(text + " (no packaging module to read it)")
+        continue
+    try:
+        requirement = Requirement(text)
+    except Exception:
+        missing.append(text + " (not a requirement pip reads)")
+        continue
+    if requirement.marker is not None and not requirement.marker.evaluate():
+        continue
+    try:
+        installed = version(requirement.name)
+    except PackageNotFoundError:
+        missing.append(text)
+        continue
+    if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
+        missing.append(text + " (" + installed + " installed)")
+print(json.dumps(missing))
+"""
+
+
+def build_requirements_probe_argv(python: str) -> list[str]:
+    return [python, "-I", "-c", BUILD_REQUIREMENTS_PROBE]
