@@ -25,9 +25,13 @@ With --origin (a bare clone of a real repository, such as radixark/Megatron-LM) 
 that history instead: the baked clone holds exactly the history of `--branch` as it was
 `--behind` first-parent commits ago (as an image built then would), the case is the branch's
 tip, and `--patch` (such as Miles' docker/amd_patch/latest/megatron.patch) is applied by both
-sides. No pip install on either side there (a real build would measure the compiler), so the
-figures are the git part; --fetch-filter sets the tool's `fetch-filter`, --tag-policy its
-`tags`. The snapshots of real repositories carry no tags: --tags N adds N annotated tags to
+sides. Without --pip neither side runs pip there, and the figures are the git part; with
+--pip both run `pip install -e . --no-deps` into a fresh virtualenv of --pip-python that holds
+--build-requirement (the image's build requirements, from the package index once): the bash
+with pip's default build isolation (downloading the build requirements every run, as Miles'
+workflow does), the tool with its `build-isolation = "auto"`. The phases then include the
+package's own compile (Megatron-LM's C++ helper). --fetch-filter sets the tool's
+`fetch-filter`, --tag-policy its `tags`. The snapshots of real repositories carry no tags: --tags N adds N annotated tags to
 the origin, two thirds on the branch's older history (what a clone already has) and a third
 on release branches of one commit each (what only `tags = "all"` fetches), as SGLang tags
 its releases.
@@ -35,6 +39,9 @@ its releases.
 Usage: python benchmarks/install_bench.py [--runs N] [--pinned] [--json] [--tool EXE]
        python benchmarks/install_bench.py --origin BARE --branch B --patch FILE
                                           [--behind N] [--fetch-filter blob:none]
+       python benchmarks/install_bench.py --origin BARE --branch B --patch FILE --pip \
+           --pip-python python3.10 --build-requirement 'setuptools<80' \
+           --build-requirement pybind11 --build-requirement packaging
        (--patch is optional with --origin)
 """
 
@@ -45,6 +52,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -74,6 +82,8 @@ git log --oneline -1
 INLINE = INLINE_GIT + f'"$TARGET_PYTHON" -m pip install -e . {" ".join(PIP_ARGS)}\n'
 # With --origin: no pip (see above); the ROCm patch, as Miles' workflow applies it.
 INLINE_REAL = INLINE_GIT + 'if [ -n "$PATCH" ]; then git apply "$PATCH"; fi\n'
+# With --pip too: Miles' own line, pip's default build isolation.
+INLINE_REAL_PIP = INLINE_REAL + '"$TARGET_PYTHON" -m pip install -e . --no-deps\n'
 VERSION = "import importlib.metadata as m; print(m.version('bench'))"
 CASES = {"recent": "refs/pull/1/head", "old-base": "refs/pull/2/head"}
 
@@ -226,9 +236,12 @@ def timed_install(argv: list[str], env: dict[str, str],
                   phases: dict[str, list[float]]) -> float:
     """Time an install and collect the seconds its report gives each phase."""
     started = time.perf_counter()
-    result = subprocess.run([*argv, "--format", "json"], check=True, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run([*argv, "--format", "json"], env=env, capture_output=True,
+                            text=True)
     elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"rocm-deps install failed ({result.returncode}):\n"
+                         f"{result.stderr[-4000:]}")
     for phase, seconds in json.loads(result.stdout)["dependencies"]["bench"]["seconds"].items():
         phases.setdefault(phase, []).append(seconds)
     return elapsed
@@ -250,6 +263,15 @@ def main() -> int:
     parser.add_argument("--fetch-filter", default="", choices=["", "blob:none"])
     parser.add_argument("--tag-policy", default="all", choices=["all", "reachable", "none"])
     parser.add_argument("--tags", type=int, default=0, help="with --origin: tags to add")
+    parser.add_argument("--pip", action="store_true", help="with --origin: both sides pip "
+                                                           "install the checkout")
+    parser.add_argument("--pip-python", default=sys.executable,
+                        help="with --pip: the interpreter the target virtualenv is made from")
+    parser.add_argument("--build-requirement", action="append", default=[],
+                        help="with --pip: a build requirement the target interpreter holds")
+    parser.add_argument("--tool-index-closed", action="store_true",
+                        help="the tool's runs get PIP_INDEX_URL at a closed port on 127.0.0.1 "
+                             "(the bash keeps the reachable index)")
     arguments = parser.parse_args()
     real = arguments.origin is not None
     tool = arguments.tool or shutil.which("rocm-deps", path=str(Path(sys.executable).parent))
@@ -260,8 +282,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="rocm-deps-bench-") as directory:
         root = Path(directory)
         runner = Runner(stream=io.StringIO())
-        python = sandbox.create_venv(root / "venv", sys.executable, runner, env)
-        sandbox.provide_build_requirements(python, root / "build-requirements", runner, env)
+        with_pip = real and arguments.pip
+        python = sandbox.create_venv(root / "venv", arguments.pip_python if with_pip
+                                     else sys.executable, runner, env)
+        if with_pip:  # the image's build requirements, once (an image has them baked in)
+            run([python, "-m", "pip", "install", "-q", *arguments.build_requirement], env)
+            # As in the image, `python3` on PATH is the interpreter under test: Megatron-LM's
+            # setup.py runs `python3 -m pybind11`.
+            env["PATH"] = f"{Path(python).parent}{os.pathsep}{env.get('PATH', '')}"
+        else:
+            sandbox.provide_build_requirements(python, root / "build-requirements", runner,
+                                               env)
         (root / "origins").mkdir()
         with git_daemon(root / "origins") as port, Proxy(port) as proxy:
             url = f"git://127.0.0.1:{proxy.port}/bench"
@@ -276,7 +307,8 @@ def main() -> int:
                 if patch:
                     shutil.copy(arguments.patch, patch)
                 config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
-                                  f'path = "{baked}"\ninstall-dir = ""\n'
+                                  f'path = "{baked}"\n'
+                                  f'install-dir = "{"." if with_pip else ""}"\n'
                                   f'patches = {json.dumps([patch.name] if patch else [])}\n'
                                   f'fetch-filter = "{arguments.fetch_filter}"\n'
                                   f'tags = "{arguments.tag_policy}"\n'
@@ -289,6 +321,13 @@ def main() -> int:
                                   f'fetch-filter = "{arguments.fetch_filter}"\n'
                                   f'[install]\nworkspace-install = false\n'
                                   f'pip-args = ["--no-build-isolation"]\n')
+            tool_env = dict(env)
+            if arguments.tool_index_closed:
+                with socket.socket() as probe:  # nothing listens there once it is closed
+                    probe.bind(("127.0.0.1", 0))
+                    tool_env["PIP_INDEX_URL"] = (f"http://127.0.0.1:{probe.getsockname()[1]}"
+                                                 f"/simple")
+                tool_env["PIP_RETRIES"] = "0"
             for case, ref in cases.items():
                 sha = heads[case] if arguments.pinned else None
                 overrides = json.dumps({"bench": {"ref": ref, "sha": sha}})
@@ -303,15 +342,16 @@ def main() -> int:
                         shutil.rmtree(baked, ignore_errors=True)
                         shutil.copytree(template, baked, symlinks=True)  # cold index
                         before = proxy.bytes_to_client
-                        samples[kind].append(timed(["bash", "-c", INLINE_REAL if real else INLINE], {
+                        script = (INLINE_REAL_PIP if with_pip else INLINE_REAL) if real else INLINE
+                        samples[kind].append(timed(["bash", "-c", script], {
                             **env, "BAKED": str(baked), "REF": ref, "TARGET_PYTHON": python,
                             "PATCH": str(patch) if real and patch else ""})
-                            if kind == "inline" else timed_install(command, env, phases))
+                            if kind == "inline" else timed_install(command, tool_env, phases))
                         received[kind].append(proxy.bytes_to_client - before)
                         versions[kind] = (patched_commit(baked, patch, env)
                                           if real else run([python, "-c", VERSION], env))
                     before = proxy.bytes_to_client
-                    samples["rerun"].append(timed(command, env))
+                    samples["rerun"].append(timed(command, tool_env))
                     received["rerun"].append(proxy.bytes_to_client - before)
                 inline = statistics.median(samples["inline"])
                 results[case] = {
@@ -334,11 +374,14 @@ def main() -> int:
     world = (f"origin: {arguments.origin.name} {arguments.branch}, baked clone "
              f"{arguments.behind} first-parent commits behind, patch "
              f"{arguments.patch.name if arguments.patch else 'none'}, "
-             f"no pip" if real else
+             f"{'pip install -e (' + Path(arguments.pip_python).name + ')' if with_pip else 'no pip'}"
+             if real else
              f"origin: {COMMITS} commits, {FILES} files, a release every {RELEASE_EVERY}; baked "
              f"clone complete, {BEHIND} behind")
     print(f"{world}; fetch-filter {arguments.fetch_filter!r}; tags {arguments.tag_policy!r}"
-          f"{f' ({arguments.tags} in the origin)' if real else ''}; fresh copy (cold index) per run; "
+          f"{f' ({arguments.tags} in the origin)' if real else ''}"
+          f"{'; the tool with PIP_INDEX_URL at a closed port' if arguments.tool_index_closed else ''}"
+          f"; fresh copy (cold index) per run; "
           f"median of "
           f"{arguments.runs} runs; overrides "
           f"{'pinned to the SHA' if arguments.pinned else 'by ref only (no token)'}")
