@@ -117,7 +117,7 @@ def test_a_short_hex_dispatch_value_is_a_branch_with_a_warning(write_event: Even
                  write_event(payload={"inputs": {"ci_megatron_pr": "3f1c0d"}}))
     assert result.code == 0, result.stderr
     assert result.outputs["megatron_ref"] == "3f1c0d"
-    assert ("::warning title=rocm-deps%3A directive warning::input `ci_megatron_pr`: `3f1c0d` is "
+    assert ("::warning title=rocm-deps%3A megatron::input `ci_megatron_pr`: `3f1c0d` is "
             "read as a branch name; if you meant a commit, give the full 40-digit SHA "
             "(`git rev-parse 3f1c0d` prints it)") in result.stderr
 

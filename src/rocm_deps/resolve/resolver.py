@@ -73,7 +73,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         _pin_overrides(_api(settings), config, report)
     for override in report.overrides.values():
         if override.kind == "short-commit" and override.sha is None:
-            report.errors.append(Finding("error", _short_sha_message(override), override.line or 0))
+            report.errors.append(Finding("error", _short_sha_message(override), override.line or 0,
+                                         title=f"rocm-deps: {override.name}"))
     return report
 
 
@@ -263,10 +264,12 @@ def _from_value(dependency: DependencyConfig, value: str, source: Source, where:
                 report: ResolveReport) -> Override | None:
     spec = classify(value, dependency.repository)
     if isinstance(spec, ValueProblem):
-        report.errors.append(Finding("error", f"{where}: {spec.message}"))
+        report.errors.append(Finding("error", f"{where}: {spec.message}",
+                                     title=f"rocm-deps: {dependency.name}"))
         return None
     if spec.caution:
-        report.warnings.append(Finding("warning", f"{where}: {spec.caution}"))
+        report.warnings.append(Finding("warning", f"{where}: {spec.caution}",
+                                       title=f"rocm-deps: {dependency.name}"))
     return _override(dependency, spec, source, value, None)
 
 
@@ -308,7 +311,7 @@ def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> Non
             where = f"line {override.line}: " if override.line else ""
             report.errors.append(Finding(
                 "error", f"{where}{name} `{override.raw}` ({override.source}): {error}",
-                override.line or 0))
+                override.line or 0, title=f"rocm-deps: {name}"))
 
 
 def _pinned(api: GitHubApi, repository: str, override: Override,
