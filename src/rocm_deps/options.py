@@ -164,6 +164,12 @@ class Given:
         value = self.values.get(name)
         return value if isinstance(value, tuple) else ()
 
+    def lines(self, name: str) -> tuple[str, ...]:
+        """A repeatable option's values, one per line as the action's input holds them
+        (the command line repeats the option): each stripped, blank lines dropped."""
+        return tuple(line.strip() for item in self.items(name) for line in item.splitlines()
+                     if line.strip())
+
     def where(self, name: str) -> str:
         """How the user wrote the option, for messages."""
         return f"Input '{name}'" if self.from_action else f"--{name}"

@@ -173,15 +173,12 @@ def _explicit_values(given: Given, config: Config) -> dict[str, str]:
     """`--value NAME=VALUE` (the action's `value` input: one per line), for configured values."""
     explicit = {}
     known = [value.name for value in config.values]
-    for item in given.items("value"):
-        for line in item.splitlines():
-            if not line.strip():
-                continue
-            name, separator, text = line.strip().partition("=")
-            if not separator or name not in known:
-                raise UsageError(f"{given.where('value')} {line.strip()[:80]!r}: expected "
-                                 f"NAME=VALUE with NAME one of {', '.join(known) or '(none)'}")
-            explicit[name] = text
+    for line in given.lines("value"):
+        name, separator, text = line.partition("=")
+        if not separator or name not in known:
+            raise UsageError(f"{given.where('value')} {line[:80]!r}: expected NAME=VALUE with "
+                             f"NAME one of {', '.join(known) or '(none)'}")
+        explicit[name] = text
     return explicit
 
 
@@ -194,16 +191,14 @@ def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheck
         policy=cast(Policy, given.text("policy")), output_format=_output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
         bot_login=_login(given), body_source=cast(BodySource, given.text("body-source")),
-        suites=tuple(dict.fromkeys(checked_suite(line.strip(), given.where("suite"))
-                                   for item in given.items("suite")
-                                   for line in item.splitlines() if line.strip())))
+        suites=tuple(dict.fromkeys(checked_suite(line, given.where("suite"))
+                                   for line in given.lines("suite"))))
 
 
 def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSettings:
     event_name, event_path = _event(given, environ, None)
     # The action's input holds one file per line; the command line repeats --report.
-    reports = tuple(Path(line.strip()) for item in given.items("report")
-                    for line in item.splitlines() if line.strip())
+    reports = tuple(Path(line) for line in given.lines("report"))
     if not reports:
         raise UsageError(f"{given.where('report')}: give the run's resolve report (and the GPU "
                          f"jobs' install reports): what the comment says comes from them")
@@ -227,8 +222,7 @@ def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSetting
 def _suite(given: Given, environ: Mapping[str, str], event_name: str) -> str | None:
     """The suite `comment` writes for: the input, else the workflow's name (under
     workflow_run: None, the triggering workflow's, read with the payload)."""
-    named = [line.strip() for item in given.items("suite") for line in item.splitlines()
-             if line.strip()]
+    named = given.lines("suite")
     if len(named) > 1:
         raise UsageError(f"{given.where('suite')}: comment writes one suite's section; got "
                          f"{len(named)} names")
