@@ -63,12 +63,13 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
     dependency's without build isolation when the interpreter has what the build needs."""
     python = context.settings.python
     pip_args = context.pip_args(dependency)
-    isolated = NO_ISOLATION not in pip_args and (
-        dependency is None or _isolated(context, directory, dependency))
+    configured = NO_ISOLATION in pip_args  # `pip-args` decided it already
+    isolated = not configured and (dependency is None or _isolated(context, directory,
+                                                                   dependency))
     if report is not None:
         report.build_isolation = "isolated" if isolated else "not isolated"
-    argv = editable_install_argv(python, directory, (
-        *(() if isolated or NO_ISOLATION in pip_args else (NO_ISOLATION,)), *pip_args))
+    added = () if isolated or configured else (NO_ISOLATION,)
+    argv = editable_install_argv(python, directory, (*added, *pip_args))
     if context.dry_run:
         context.runner.echo_command(argv, dry_run=True)
         return
@@ -91,12 +92,16 @@ def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -
         context.runner.info(f"{dependency.name}: {directory} is not here: whether the build "
                             f"needs isolation is decided when it is")
         return True
-    requirements, source = build_requirements(directory)
-    if requirements is None:
-        context.runner.notice(f"{dependency.name}: building isolated: {source}",
+    python = context.settings.python
+
+    def isolated(why: str) -> bool:
+        context.runner.notice(f"{dependency.name}: building isolated{why}",
                               title=f"rocm-deps: {dependency.name} build isolation")
         return True
-    python = context.settings.python
+
+    requirements, source = build_requirements(directory)
+    if requirements is None:
+        return isolated(f": {source}")
     result = process.run(build_requirements_probe_argv(python), context.runner,
                          env=pip_environment(context.settings.environ), echo=False,
                          stdin=json.dumps(list(requirements)))
@@ -105,19 +110,14 @@ def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -
     except ValueError:
         missing = None
     if not result.ok or not isinstance(missing, list):
-        context.runner.notice(f"{dependency.name}: building isolated: {python} could not say "
-                              f"whether it has the build requirements (exit code "
-                              f"{result.returncode})",
-                              title=f"rocm-deps: {dependency.name} build isolation")
-        return True
+        return isolated(f": {python} could not say whether it has the build requirements "
+                        f"(exit code {result.returncode})")
     if missing:
         shown = ", ".join(f"`{str(item)[:100]}`" for item in missing[:5])
-        context.runner.notice(
-            f"{dependency.name}: building isolated (pip downloads the build requirements from "
-            f"the package index): {python} lacks {shown}"
-            f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''} ({source})",
-            title=f"rocm-deps: {dependency.name} build isolation")
-        return True
+        return isolated(f" (pip downloads the build requirements from the package index): "
+                        f"{python} lacks {shown}"
+                        f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''} "
+                        f"({source})")
     context.runner.info(f"{dependency.name}: {python} has every build requirement "
                         f"({', '.join(requirements) or 'none'}): building without isolation")
     return False
