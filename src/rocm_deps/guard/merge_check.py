@@ -229,19 +229,24 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
             f"cannot say what was tested. Re-run the suite's `comment` step to rewrite it"),
             title="rocm-deps: unreadable manifest"))
         return
-    # A comment that holds no section (edited by hand) says no more than none.
-    empty = document is not None and not document.suites
     suites = settings.suites or (tuple(document.suites) if document is not None else ())
     missing = [suite for suite in suites if document is None or suite not in document.suites]
-    if document is None or empty or missing:
-        what = (f"has no manifest comment by {settings.bot_login}" if document is None else
-                f"has a manifest comment by {settings.bot_login} that holds no suite's section"
-                if empty else
-                f"has no section of suite{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(f'`{suite}`' for suite in missing)} in the manifest comment (it "
-                f"holds {', '.join(f'`{suite}`' for suite in document.suites)})")
+    bot = settings.bot_login
+    if document is None:
+        what, whose = f"has no manifest comment by {bot}", "CI"
+    elif not document.suites:  # a comment edited by hand: it says no more than none
+        what, whose = f"has a manifest comment by {bot} that holds no suite's section", "CI"
+    elif missing:
+        what, whose = (f"has no section of suite{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(f'`{suite}`' for suite in missing)} in the manifest "
+                       f"comment (it holds "
+                       f"{', '.join(f'`{suite}`' for suite in document.suites)})",
+                       "that suite")
+    else:
+        what = whose = ""
+    if what:
         message = (f"pull request #{number} {what}: nothing says which dependency commits "
-                   f"{'that suite' if missing and not empty and document else 'CI'} tested")
+                   f"{whose} tested")
         if settings.event_name == "merge_group":
             report.errors.append(Finding("error", f"{message}. Run the suite (with its "
                                                   f"`comment` step) on the pull request",
@@ -250,7 +255,7 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
             report.warnings.append(Finding("warning", f"{message} yet (the suite reports "
                                                       f"after this check on pull_request)",
                                            title="rocm-deps: not tested yet"))
-    if document is None or empty:
+    if document is None or not document.suites:
         return
     commits = _named_commits(settings, api, number, directives, report)
     for suite in suites:
