@@ -89,13 +89,8 @@ def steps(lines: list[str], job: str) -> list[Step]:
 
 
 def _name(block: list[str], item: int) -> str:
-    for position, line in enumerate(block):
-        text = line[item + 2:] if position else line.lstrip()[2:]
-        match = re.fullmatch(r"name:\s*(.*?)\s*", text) if (
-            position == 0 or _indent(line) == item + 2) else None
-        if match:
-            return match.group(1).strip("'\"")
-    return ""
+    line = _field(block, item, "name")
+    return line.split(":", 1)[1].strip().strip("'\"") if line else ""
 
 
 def find_step(lines: list[str], job: str, name: str) -> Step:
@@ -106,7 +101,7 @@ def find_step(lines: list[str], job: str, name: str) -> Step:
 
 
 def _field(block: list[str], item: int, key: str) -> str | None:
-    """The line of a step's top-level `key:` (for `if:`), or None."""
+    """The line of a step's top-level `key:` (`name:`, `if:`), or None."""
     for position, line in enumerate(block):
         text = line.lstrip()[2:] if position == 0 else line[item + 2:]
         if (position == 0 or _indent(line) == item + 2) and text.startswith(f"{key}:"):
