@@ -47,6 +47,5 @@ def test_the_release_a_user_can_pin_is_the_packages_version() -> None:
 
     completed = subprocess.run([sys.executable, str(ROOT / "scripts" / "release_notes.py"),
                                 f"v{__version__}"], capture_output=True, text=True, check=True)
-    assert __version__ == "1.0.0"
     assert completed.stdout.startswith("The first release to pin:")
     assert "### Changed (exactly what was named, or fail)" in completed.stdout

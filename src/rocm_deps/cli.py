@@ -1,4 +1,5 @@
-"""Command line (architecture §8). Parses arguments, builds settings once (`settings`), dispatches,
+"""Command line (docs/architecture.md, *Command line and the documents*). Parses arguments, builds
+settings once (`settings`), dispatches,
 and maps errors to exit codes. Below `settings`, nothing reads `os.environ`."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Domain errors. Each carries its exit code (architecture §8): `main` needs no mapping table."""
+"""Domain errors. Each carries its exit code (docs/architecture.md, *Command line and the
+documents*): `main` needs no mapping table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading input files: bounded before they are read (architecture §4).
+"""Reading input files: bounded before they are read (docs/architecture.md, *Trust*).
 
 An event payload, a body file, a lock file or a configuration can be anything a workflow
 author points at, `/dev/zero` included: each is read up to a limit and no further, decoded as

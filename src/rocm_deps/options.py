@@ -1,4 +1,5 @@
-"""Every command-line option and every action input, defined once (architecture §8, §9).
+"""Every command-line option and every action input, defined once (docs/architecture.md, *Command
+line and the documents*, *Action outputs*).
 
 The command line (`cli`) and the composite action (`action`) both read their values through
 `read`, which checks each one against its definition here: the allowed choices, `true` /

@@ -40,7 +40,7 @@ from rocm_deps.options import (
 
 DEFAULT_API_URL = "https://api.github.com"
 # Variables that hold a GitHub token by convention (and the action's input): no child
-# process gets them, nor any variable that holds the token's value (architecture §4).
+# process gets them, nor any variable that holds the token's value (docs/architecture.md, *Trust*).
 TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
                              "GITHUB_ENTERPRISE_TOKEN", "INPUT_GITHUB_TOKEN",
                              "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN",

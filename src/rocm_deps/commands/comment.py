@@ -1,5 +1,5 @@
 """`rocm-deps comment`: put what this run tested on the pull request, as one manifest comment
-(architecture §10) that `merge-check --require-tested` reads back."""
+(docs/architecture.md, *What was tested*) that `merge-check --require-tested` reads back."""
 
 from __future__ import annotations
 

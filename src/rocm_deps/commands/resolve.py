@@ -1,4 +1,5 @@
-"""`rocm-deps resolve`: which dependency refs does this run test? (architecture §3, §4, §8, §9)"""
+"""`rocm-deps resolve`: which dependency refs does this run test? (docs/architecture.md,
+*Directives*, *Trust*, *Command line and the documents*, *Action outputs*)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The configuration (architecture §7): `fields`, one row per key of every table; `model`,
+"""The configuration (docs/architecture.md, *Configuration*): `fields`, one row per key of every
+table; `model`,
 the frozen dataclasses the tool reads; `loader`, a profile's defaults (`profiles`) overridden
 by a TOML file; `outputs`, the action's output names the configuration implies."""
 

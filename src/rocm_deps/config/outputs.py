@@ -1,4 +1,5 @@
-"""The names of the action's step outputs (architecture §9): the fixed ones, and those the
+"""The names of the action's step outputs (docs/architecture.md, *Action outputs*): the fixed ones,
+and those the
 configuration adds per dependency and per value. The commands' reports write them, the
 configuration keeps a value from taking another output's name, and a test holds
 `action.yml`'s outputs to `action_outputs` of the built-in configuration."""

@@ -1,4 +1,5 @@
-"""The built-in settings, as named profiles (architecture §7), and the closed set of value kinds.
+"""The built-in settings, as named profiles (docs/architecture.md, *Configuration*), and the closed
+set of value kinds.
 
 `rocm` is the MI350 image's suite; `cuda` is Miles' CUDA suite. A config file overrides
 any field of either. The kinds are the only rules a value directive can have: a config

@@ -1,5 +1,6 @@
 """The install report: per dependency, what was fetched, patched, built and verified, and
-the states every step can end in (architecture §6, §8)."""
+the states every step can end in (docs/architecture.md, *The install pipeline*, *Command line and
+the documents*)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ REPLAY_LABEL = "the image's local changes"
 
 @dataclass(frozen=True)
 class LocalChanges:
-    """What `git reset --hard` + `git clean -fd` discard from a clone (architecture §6 step 3)."""
+    """What `git reset --hard` + `git clean -fd` discard from a clone (the `clean` step)."""
 
     modified: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()

@@ -1,5 +1,5 @@
 """The merge-check report: each directive of each pull request and the policy's verdict
-(architecture §5)."""
+(docs/architecture.md, *The GitHub API and the merge guard*)."""
 
 from __future__ import annotations
 

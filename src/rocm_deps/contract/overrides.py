@@ -1,5 +1,5 @@
 """The `overrides` document: which ref each named dependency tests, from the resolve job to
-the GPU job (architecture §8).
+the GPU job (docs/architecture.md, *Command line and the documents*).
 
 It travels through workflow outputs, where anyone with write access to the workflow could
 edit it: `Override.from_json` validates every field again before a ref can reach git's argv.
@@ -21,7 +21,8 @@ REPORT_VERSION = 1
 
 Source = Literal["dispatch", "body", "lock", "default", "overrides"]
 SOURCES: tuple[Source, ...] = get_args(Source)
-# Precedence of architecture §3, highest first; `named_by` is the highest source in use.
+# Precedence of docs/architecture.md, *Directives*, highest first; `named_by` is the highest source
+# in use.
 PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "lock", "default")
 
 

@@ -1,5 +1,5 @@
 """The resolve report: the overrides, the values and every finding of one resolve
-(architecture §8)."""
+(docs/architecture.md, *Command line and the documents*)."""
 
 from __future__ import annotations
 

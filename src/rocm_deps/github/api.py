@@ -1,4 +1,5 @@
-"""GitHub API access (architecture §5): the only module that imports PyGithub, and only when a token
+"""GitHub API access (docs/architecture.md, *The GitHub API and the merge guard*): the only module
+that imports PyGithub, and only when a token
 is given (`resolution` imports this module lazily).
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises

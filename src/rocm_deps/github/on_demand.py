@@ -1,4 +1,5 @@
-"""PyGithub on demand (architecture §2): installed only when a token is given, never into the
+"""PyGithub on demand (docs/architecture.md, *Shape*): installed only when a token is given, never
+into the
 interpreter under test.
 
 The tool runs on the standard library alone. With a token, PyGithub must be importable: if

@@ -1,4 +1,5 @@
-"""The directive grammar of architecture §3: which lines of a PR body name a dependency ref.
+"""The directive grammar of docs/architecture.md, *Directives*: which lines of a PR body name a
+dependency ref.
 
 Pure and linear in the body size: `markdown.shown_lines` says which lines GitHub shows as
 text outside code (authors put examples in code and comments), then each shown line is

@@ -1,4 +1,5 @@
-"""Near misses (architecture §3): a line whose key is written almost right is an error that
+"""Near misses (docs/architecture.md, *Directives*): a line whose key is written almost right is an
+error that
 quotes it and says the exact line to write; a key in a sentence stays prose.
 
 Pure: the configured keys in, a message (or None) out. `directives` asks for every shown line
@@ -18,7 +19,8 @@ from rocm_deps.messages import closest
 Keyed = DependencyConfig | ValueConfig
 UNKNOWN_KEY = re.compile(r"ci-(?P<word>.{1,64})-pr", re.IGNORECASE)
 
-# A line whose key may be written almost right (architecture §3, near misses): markers, a word of
+# A line whose key may be written almost right (docs/architecture.md, *Directives*, near misses):
+# markers, a word of
 # key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
 _NEAR_MISS_RE = re.compile(
     r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}(?P<glued>[-*+](?=[A-Za-z]))?"

@@ -1,4 +1,5 @@
-"""Classify a directive value into what `git fetch` will be asked for (architecture §3 value table).
+"""Classify a directive value into what `git fetch` will be asked for (docs/architecture.md,
+*Directives* value table).
 
 Pure: strings in, a `RefSpec` or a `ValueProblem` out. Every ref it emits passes
 `check_ref_format` (git's rules plus ours: ASCII, at most 255 bytes, no leading `-`,
@@ -135,7 +136,8 @@ _PAGES = {"compare": "a comparison page", "blob": "a file page", "commits": "a c
 _PAGE = re.compile(rf"{REPOSITORY_NAME}/(?:pull|commit|tree|compare|blob)/\S+")
 # Values that mean "nothing here" in a template: never a branch anyone meant.
 PLACEHOLDERS = frozenset({"none", "n/a", "na", "tbd", "todo", "null", "nil", "false", "no"})
-# Beyond git's rules, a branch or tag name may use only these (architecture §3): shell-safe.
+# Beyond git's rules, a branch or tag name may use only these (docs/architecture.md, *Directives*):
+# shell-safe.
 _SHELL_SAFE_REF = re.compile(r"[A-Za-z0-9._/+-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

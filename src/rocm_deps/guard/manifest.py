@@ -1,4 +1,5 @@
-"""What a run tested, kept on the pull request (architecture §10): the run's reports in, one
+"""What a run tested, kept on the pull request (docs/architecture.md, *What was tested*): the run's
+reports in, one
 manifest comment out, and the manifest read back for `merge-check --require-tested`.
 
 The reports come from other jobs (under `workflow_run`, from an artifact a fork's workflow

@@ -1,4 +1,5 @@
-"""The merge guard (architecture §5, `rocm-deps merge-check`): may this pull request merge, given
+"""The merge guard (docs/architecture.md, *The GitHub API and the merge guard*, `rocm-deps
+merge-check`): may this pull request merge, given
 the dependency changes its description names?
 
 Directives exist to test against an unmerged dependency change. Merged while that change is
@@ -217,7 +218,8 @@ def _unique(numbers: list[int], last: int) -> list[int]:
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
                    directives: Mapping[str, Directive], pulls: Mapping[str, PullInfo],
                    report: MergeCheckReport) -> None:
-    """Beside the policy (architecture §10): in the section of every suite checked (those
+    """Beside the policy (docs/architecture.md, *What was tested*): in the section of every suite
+    checked (those
     `--suite` names, else every suite the manifest comment holds), every commit the
     description names must be the one that suite tested: a pull request's head now, a SHA
     as written; a branch moves without a trace, so it cannot be confirmed."""

@@ -1,4 +1,5 @@
-"""Steps 8 to 10 of architecture §6: the `prepare` commands, `pip install -e` into the
+"""The `prepare`, `pip` and `rebuild-check` steps of `STEPS` (install/pipeline.py): the `prepare`
+commands, `pip install -e` into the
 container's interpreter and the check of what it now imports, and the warning about
 compiled parts that pip does not rebuild."""
 
@@ -84,7 +85,7 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
 def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -> bool:
     """Whether pip builds `directory` in an isolated environment (downloading the build
     requirements from the index): `build-isolation`, and for `auto` whether the interpreter
-    under test has every requirement already (architecture §6 step 9)."""
+    under test has every requirement already (the `pip` step)."""
     policy = dependency.build_isolation
     if policy != "auto":
         return policy == "always"

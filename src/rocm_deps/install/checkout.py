@@ -1,4 +1,5 @@
-"""Steps 4 to 6 of architecture §6: fetch (retried when the failure looks transient), check out
+"""The `fetch`, `checkout` and `submodules` steps of `STEPS` (install/pipeline.py): fetch (retried
+when the failure looks transient), check out
 and verify, update submodules."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Step 3 of architecture §6: before the reset, capture the image's commit and edits (once per
+"""The `clean` step of `STEPS` (install/pipeline.py): before the reset, capture the image's commit
+and edits (once per
 clone) and say what the reset discards; then remove stale locks, forget the install record
 and reset the work tree."""
 

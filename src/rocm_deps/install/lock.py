@@ -1,4 +1,5 @@
-"""One install at a time per clone (architecture §6 step 1): an exclusive `flock` on a file in the
+"""One install at a time per clone (the `lock` step of install, docs/architecture.md *The install
+pipeline*): an exclusive `flock` on a file in the
 clone's git directory, held for the whole install of that clone.
 
 A second install on the same clone waits a bounded time, then fails naming the holder (the

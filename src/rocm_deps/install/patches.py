@@ -1,4 +1,5 @@
-"""Step 7 of architecture §6: each patch gets a probe with exactly one of five outcomes.
+"""The `patch` step of `STEPS` (install/pipeline.py): each patch gets a probe with exactly one of
+five outcomes.
 
 `applied`, `already-present`, `missing-target`, `ambiguous`, `incompatible`. The probe uses
 real `git apply --check` in both directions; the file list comes from the patch text. When a
@@ -111,7 +112,7 @@ def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) ->
     return PatchOutcome(label, INCOMPATIBLE, digest, rejected=git.rejected_hunks(patch))
 
 
-# ---- step 7 of architecture §6: every patch of the job, in order, never half-patched
+# ---- the `patch` step: every patch of the job, in order, never half-patched
 
 
 def apply_patches(context: Context, job: Job) -> None:

@@ -1,4 +1,4 @@
-"""How pip is called (architecture §6 step 9): one argv and one environment for every install.
+"""How pip is called (the `pip` step of `STEPS`): one argv and one environment for every install.
 
 `PIP_BREAK_SYSTEM_PACKAGES=1` goes in the environment rather than as a flag, because older
 pips reject the flag and the container's pip is whatever the image has.

@@ -1,4 +1,5 @@
-"""Put exactly the named dependency commits into the container (architecture §6).
+"""Put exactly the named dependency commits into the container (docs/architecture.md, *The install
+pipeline*).
 
 For each overridden dependency: open the clone and lock it (step 1); skip everything when
 the install record says this commit with these patches is already installed into this
@@ -44,7 +45,7 @@ class Step:
     run: Callable[[Context, Job], None]
 
 
-# architecture §6 steps 3 to 10, in order.
+# What an install does to one clone, in order (docs/architecture.md, *The install pipeline*).
 STEPS: tuple[Step, ...] = (
     Step("clean", "clean", clean.clean),
     Step("fetch", "fetch", checkout.fetch),

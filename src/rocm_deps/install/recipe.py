@@ -1,4 +1,5 @@
-"""Step 8 of architecture §6, first half: a dependency's recipe, what its image build did to the
+"""The `recipe` step of `STEPS` (install/pipeline.py): a dependency's recipe, what its image build
+did to the
 source tree, redone at the new commit (the reset before checkout undid it).
 
 SGLang's (`sglang-rocm`, its built-in default) is docker/rocm.Dockerfile's pyproject swap:

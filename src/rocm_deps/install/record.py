@@ -1,4 +1,5 @@
-"""The install record (architecture §6 step 2): what an earlier `install` put into a clone.
+"""The install record (the up-to-date check of install/pipeline.py): what an earlier `install` put
+into a clone.
 
 A JSON file in the clone's git directory (never in the work tree, so it cannot show up as a
 local change). It names what was asked for (ref, interpreter, install directory, pip

@@ -1,4 +1,5 @@
-"""The manifest comment (architecture §10): what each suite tested, for the author and the
+"""The manifest comment (docs/architecture.md, *What was tested*): what each suite tested, for the
+author and the
 reviewers, one section per suite; the suite that runs `comment` rewrites its own section and
 keeps the others as the bot wrote them.
 

@@ -1,4 +1,5 @@
-"""The resolve report as step outputs (architecture §9), job summary, annotations and text."""
+"""The resolve report as step outputs (docs/architecture.md, *Action outputs*), job summary,
+annotations and text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Which dependency refs does this run test? The resolve algorithm (architecture §3, §4, §5).
+"""Which dependency refs does this run test? The resolve algorithm (docs/architecture.md,
+*Directives*, *Trust*, *The GitHub API and the merge guard*).
 
 Settings in, a `ResolveReport` out. Bad input in the body, the inputs or the lock file never
 raises: it becomes an error in the report. Both `resolve` and single-job `install` use it.
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi, PullInfo
 
 WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
-# The dispatch inputs that name a dependency's ref (architecture §3): ci_<word>_pr.
+# The dispatch inputs that name a dependency's ref (docs/architecture.md, *Directives*):
+# ci_<word>_pr.
 DEPENDENCY_INPUT = re.compile(r"ci_\w+_pr", re.IGNORECASE)
 
 
@@ -131,7 +133,8 @@ def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
 
 def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,
              report: ResolveReport) -> bool:
-    """architecture §4: under privileged events only trusted authors' directives are honoured: the
+    """docs/architecture.md, *Trust*: under privileged events only trusted authors' directives are
+    honoured: the
     refs, and the values the body may set (an image tag chooses code that runs too)."""
     body_values = [value for value in settings.config.values
                    if value.name in parsed.values and value.from_body]
@@ -154,7 +157,7 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
 
 def _author_trusted(settings: ResolveSettings, context: EventContext) -> bool:
     """Whether this run's PR author may choose code that runs: always, but under privileged
-    events only for the trusted associations (architecture §4)."""
+    events only for the trusted associations (docs/architecture.md, *Trust*)."""
     if not context.privileged:
         return True
     trusted = {association.upper() for association in settings.trusted_associations}

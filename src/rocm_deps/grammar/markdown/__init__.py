@@ -1,4 +1,5 @@
-"""Which lines of a PR body GitHub shows as text outside code (architecture §3, fidelity).
+"""Which lines of a PR body GitHub shows as text outside code (docs/architecture.md, *Directives*,
+fidelity).
 
 GitHub renders a body with cmark-gfm and a browser then reads the HTML. A directive counts
 exactly when its line is shown as text, so this module follows both, in one pass:

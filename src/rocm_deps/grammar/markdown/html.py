@@ -45,7 +45,8 @@ def escape_as_cmark(text: str) -> str:
 
 
 class Browser:
-    """The state of an HTML tokenizer (WHATWG §13.2.5) over the HTML GitHub produces, in
+    """The state of an HTML tokenizer (the WHATWG HTML standard, *Tokenization*) over the HTML
+    GitHub produces, in
     document order: comments, bogus comments (`<?`, `<!x`, `</1`) and tags, whose quoted
     attribute values may run past their raw HTML. Text cmark writes is escaped, so only a
     tag left open can be changed by it; markup cmark writes (`<p>`, `</li>`, …) is taken to
