@@ -14,7 +14,6 @@ from rocm_deps.errors import UsageError
 from rocm_deps.options import Given, read
 from rocm_deps.settings import (
     Interpreter,
-    child_environment,
     find_python,
     install_settings,
     packages_directories,
@@ -96,15 +95,6 @@ def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:
                             interpreter=OUTSIDE_ANY_VENV).workspace == (tmp_path / "bin").resolve()
 
 
-def test_child_processes_never_get_the_token(tmp_path: Path) -> None:
-    token = "ghs_childTESTtoken0123456789abcdef"
-    environ = {"PATH": f"/usr/bin::.:relative/bin:{tmp_path}", "HOME": "/home/runner",
-               "GITHUB_TOKEN": "ghs_another", "GH_TOKEN": "ghs_yet_another",
-               "INPUT_GITHUB_TOKEN": token, "MY_TOKEN": token,
-               "REMOTE": f"https://x-access-token:{token}@github.com/o/r"}
-    assert child_environment(environ, token) == {"PATH": f"/usr/bin:{tmp_path}",
-                                                 "HOME": "/home/runner"}
-
 
 def test_a_uv_planted_in_the_working_directory_is_never_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,19 +115,3 @@ def test_pygithub_goes_to_runner_temp_else_to_this_users_cache(tmp_path: Path) -
         Path("/c/rocm-deps"),)
     assert packages_directories({"HOME": "/h"}) == (Path("/h/.cache/rocm-deps"),)
 
-
-@pytest.mark.parametrize("prefix", ["x-access-token:", "", "a", "ab", "user:"],
-                         ids=["checkout-extraheader", "bare", "offset-1", "offset-2", "user"])
-def test_a_base64_or_url_encoded_token_never_reaches_a_child(prefix: str) -> None:
-    """actions/checkout leaves `AUTHORIZATION: basic base64(x-access-token:TOKEN)` in
-    GIT_CONFIG_PARAMETERS (an extraheader): that too names the token."""
-    import base64
-    import urllib.parse
-
-    token = "ghs_childTESTtoken0123456789abcdef/+="
-    header = base64.b64encode(f"{prefix}{token}".encode()).decode()
-    environ = {"PATH": "/usr/bin", "GIT_CONFIG_PARAMETERS":
-               f"'http.https://github.com/.extraheader'='AUTHORIZATION: basic {header}'",
-               "QUOTED": f"https://h/?t={urllib.parse.quote(token, safe='')}",
-               "HOME": "/home/runner"}
-    assert child_environment(environ, token) == {"PATH": "/usr/bin", "HOME": "/home/runner"}

@@ -25,6 +25,7 @@ from rocm_deps.config import Config, load_config
 from rocm_deps.config.profiles import Profile
 from rocm_deps.contract.manifest import RUN_URL, checked_suite
 from rocm_deps.contract.overrides import Override, overrides_from_json
+from rocm_deps.environment import absolute_search_path, child_environment
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
 from rocm_deps.messages import closest, did_you_mean
@@ -39,12 +40,6 @@ from rocm_deps.options import (
 )
 
 DEFAULT_API_URL = "https://api.github.com"
-# Variables that hold a GitHub token by convention (and the action's input): no child
-# process gets them, nor any variable that holds the token's value (docs/architecture.md, *Trust*).
-TOKEN_VARIABLES = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
-                             "GITHUB_ENTERPRISE_TOKEN", "INPUT_GITHUB_TOKEN",
-                             "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN",
-                             "ACTIONS_ID_TOKEN_REQUEST_TOKEN"})
 
 
 @dataclass(frozen=True)
@@ -343,44 +338,6 @@ def packages_directories(environ: Mapping[str, str]) -> tuple[Path, ...]:
                                                  / ".cache")
     runner_temp = (Path(environ["RUNNER_TEMP"]),) if environ.get("RUNNER_TEMP") else ()
     return (*runner_temp, Path(cache) / "rocm-deps")
-
-
-def absolute_search_path(environ: Mapping[str, str]) -> str:
-    """PATH without its relative and empty entries: a program is never found in the working
-    directory (the checked-out pull request)."""
-    return os.pathsep.join(entry for entry in environ.get("PATH", os.defpath).split(os.pathsep)
-                           if Path(entry).is_absolute())
-
-
-def token_forms(token: str) -> tuple[str, ...]:
-    """How a token appears in an environment value: as it is, URL-encoded, and base64-encoded
-    after any prefix (actions/checkout's `AUTHORIZATION: basic base64(x-access-token:TOKEN)`
-    extraheader in GIT_CONFIG_PARAMETERS): the part of the encoding that only the token's
-    bytes decide, at each of the three alignments."""
-    import base64
-    import urllib.parse
-
-    raw = token.encode()
-    forms = {token, urllib.parse.quote(token, safe="")}
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + raw).decode()
-        core = encoded[(4 * offset + 2) // 3 + 1:-4]
-        if len(core) >= 8:
-            forms.add(core)
-    return tuple(form for form in forms if form)
-
-
-def child_environment(environ: Mapping[str, str], token: str | None) -> dict[str, str]:
-    """The one environment every child process starts from: code the tool does not own (pip
-    builds, prepare commands, git hooks and helpers) never gets the token, by name or by
-    value (plain, URL-encoded or base64, as an extraheader carries it), and finds programs
-    through absolute PATH entries only."""
-    forms = token_forms(token) if token else ()
-    environment = {name: value for name, value in environ.items()
-                   if name.upper() not in TOKEN_VARIABLES
-                   and not any(form in value for form in forms)}
-    environment["PATH"] = absolute_search_path(environ)
-    return environment
 
 
 def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path | None) -> None:

@@ -8,11 +8,8 @@ from pathlib import Path
 
 from rocm_deps.demo.sandbox import Sandbox
 from rocm_deps.install.pip import (
-    PIP_ENVIRONMENT,
-    UNSAFE_PYTHON_VARIABLES,
     editable_install_argv,
     editable_probe_argv,
-    pip_environment,
 )
 from tests.conftest import MEGATRON_BAKED
 
@@ -22,12 +19,6 @@ def test_the_editable_install_command() -> None:
                                  ) == ["/usr/bin/python3", "-I", "-m", "pip", "install", "-e",
                                        "/w/python", "--no-deps", "--no-build-isolation"]
 
-
-def test_the_environment_drops_python_variables_and_sets_pips() -> None:
-    environ = {name: "x" for name in UNSAFE_PYTHON_VARIABLES} | {
-        "PATH": "/bin", "PIP_NO_INPUT": "0", "HOME": "/h"}
-    assert pip_environment(environ) == {"PATH": "/bin", "HOME": "/h", **PIP_ENVIRONMENT}
-    assert PIP_ENVIRONMENT["PIP_BREAK_SYSTEM_PACKAGES"] == "1"
 
 
 def probe(box: Sandbox, directory: Path) -> str:

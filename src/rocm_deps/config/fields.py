@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from rocm_deps.environment import PROTECTED_VARIABLES
 from rocm_deps.errors import UsageError
 from rocm_deps.messages import did_you_mean
 
@@ -208,14 +209,6 @@ TOP_LEVEL: Mapping[str, Field] = _rows(
 )
 
 ENVIRONMENT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-# Variables an earlier step (or the checked-out pull request, through $GITHUB_ENV) could set
-# to run its own code inside pip or a build backend. pip runs without them, and with -I, so
-# the working directory (the workspace) cannot shadow a module either.
-UNSAFE_PYTHON_VARIABLES = frozenset({"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
-                                     "PYTHONUSERBASE", "PYTHONINSPECT", "PYTHONBREAKPOINT",
-                                     "PYTHONEXECUTABLE"})
-# Never set through `pip-env`: they would bring back what the child environment leaves out.
-PROTECTED_VARIABLES = UNSAFE_PYTHON_VARIABLES | {"PATH"}
 
 
 def table_values(table: Mapping[str, Any], fields: Mapping[str, Field], where: str,

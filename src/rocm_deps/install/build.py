@@ -12,6 +12,7 @@ from pathlib import Path
 from rocm_deps import process
 from rocm_deps.config import DependencyConfig
 from rocm_deps.contract.install import DependencyReport, FailedStep
+from rocm_deps.environment import pip_environment
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.pip import (
@@ -19,7 +20,6 @@ from rocm_deps.install.pip import (
     build_requirements_probe_argv,
     editable_install_argv,
     editable_probe_argv,
-    pip_environment,
 )
 
 NO_ISOLATION = "--no-build-isolation"

@@ -19,16 +19,9 @@ from time import sleep
 from rocm_deps import process
 from rocm_deps.config.fields import FetchFilter, TagPolicy
 from rocm_deps.contract.install import LocalChanges
+from rocm_deps.environment import git_environment
 from rocm_deps.process import Result
 from rocm_deps.runner import Runner
-
-# Variables that would make git operate on a different repository, index or object store
-# than the dependency path we were given.
-REDIRECTING_VARIABLES = frozenset({
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
-    "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH",
-})
 
 # stderr fragments of failures that another attempt cannot fix.
 PERMANENT_FETCH_FAILURES = (
@@ -79,14 +72,6 @@ class RetryPolicy:
     attempts: int
     min_seconds: float
     max_seconds: float
-
-
-def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    env = {key: value for key, value in environ.items() if key not in REDIRECTING_VARIABLES}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env["GCM_INTERACTIVE"] = "never"
-    env.setdefault("LC_ALL", "C")  # failure classification reads git's English messages
-    return env
 
 
 def is_permanent_fetch_failure(stderr: str) -> bool:

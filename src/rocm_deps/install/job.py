@@ -17,8 +17,8 @@ from rocm_deps import __version__, process
 from rocm_deps.config import DependencyConfig
 from rocm_deps.contract.install import REPLAY_LABEL, DependencyReport, FailedStep, Phase
 from rocm_deps.contract.overrides import Override
+from rocm_deps.environment import pip_environment
 from rocm_deps.install.git import Git, RetryPolicy
-from rocm_deps.install.pip import pip_environment
 from rocm_deps.install.record import (
     ImageState,
     ImageStateFile,
@@ -83,8 +83,8 @@ class Context:
         return (*self.settings.config.install.pip_args, *extra)
 
     def pip_env(self, dependency: DependencyConfig | None) -> dict[str, str]:
-        return {**pip_environment(self.settings.environ),
-                **dict(dependency.pip_env if dependency else ())}
+        return pip_environment(self.settings.environ,
+                               dict(dependency.pip_env) if dependency else None)
 
 
 @dataclass

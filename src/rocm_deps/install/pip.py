@@ -1,36 +1,18 @@
-"""How pip is called (the `pip` step of `STEPS`): one argv and one environment for every install.
-
-`PIP_BREAK_SYSTEM_PACKAGES=1` goes in the environment rather than as a flag, because older
-pips reject the flag and the container's pip is whatever the image has.
-"""
+"""How pip is called (the `pip` step of `STEPS`): one argv for every install; its environment
+comes from `environment.pip_environment`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from rocm_deps.config.fields import UNSAFE_PYTHON_VARIABLES
 from rocm_deps.errors import UsageError
 from rocm_deps.files import read_bounded, toml_parser
-
-PIP_ENVIRONMENT = {
-    "PIP_BREAK_SYSTEM_PACKAGES": "1",  # the container's interpreter is "externally managed"
-    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    "PIP_NO_INPUT": "1",  # never wait for a prompt in CI
-}
 
 
 def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str]) -> list[str]:
     """`pip install -e` of one directory, without dependencies: the image has them."""
     return [python, "-I", "-m", "pip", "install", "-e", str(directory), "--no-deps", *pip_args]
-
-
-def pip_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """Without the variables an earlier step (or the checked-out pull request, through
-    $GITHUB_ENV) could set to run its own code inside pip or a build backend; pip also runs
-    with -I, so the working directory cannot shadow a module either."""
-    safe = {key: value for key, value in environ.items() if key not in UNSAFE_PYTHON_VARIABLES}
-    return {**safe, **PIP_ENVIRONMENT}
 
 
 # Run by the interpreter under test after `pip install -e DIR`: which distribution is
