@@ -15,8 +15,8 @@ from rocm_deps.options import Given, read
 from rocm_deps.settings import (
     Interpreter,
     find_python,
+    install_bases,
     install_settings,
-    packages_directories,
     resolve_settings,
 )
 
@@ -108,10 +108,6 @@ def test_a_uv_planted_in_the_working_directory_is_never_found(
     assert resolve_settings(read("resolve", {}), environ).api.environ["PATH"] == "/nonexistent"
 
 
-def test_pygithub_goes_to_runner_temp_else_to_this_users_cache(tmp_path: Path) -> None:
-    assert packages_directories({"RUNNER_TEMP": "/rt", "XDG_CACHE_HOME": "/c"}) == (
-        Path("/rt"), Path("/c/rocm-deps"))
-    assert packages_directories({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == (
-        Path("/c/rocm-deps"),)
-    assert packages_directories({"HOME": "/h"}) == (Path("/h/.cache/rocm-deps"),)
-
+def test_pygithub_goes_to_runner_temp_else_to_the_temporary_directory() -> None:
+    assert install_bases({"RUNNER_TEMP": "/rt", "TMPDIR": "/t"}) == (Path("/rt"), Path("/t"))
+    assert install_bases({"TMPDIR": "/t", "HOME": "/h"}) == (Path("/t"),)

@@ -47,9 +47,8 @@ class ApiSettings:
     url: str = DEFAULT_API_URL
     token: str | None = None
     empty_variable: str | None = None  # --github-token-env named it, and it holds nothing
-    # Where PyGithub is installed on demand when it is not importable, the first that is this
-    # user's alone: $RUNNER_TEMP, this user's cache directory (never a shared temporary one).
-    packages_dirs: tuple[Path, ...] = ()
+    # Where a step's own PyGithub install may be made (github.on_demand), in order.
+    install_bases: tuple[Path, ...] = ()
     uv: str | None = None  # uv on PATH, used for that install when present
     # The environment of that install (child_environment: no token).
     environ: Mapping[str, str] = field(default_factory=dict)
@@ -325,19 +324,16 @@ def _api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
     variable = given.optional("github-token-env")
     return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
                        empty_variable=variable if variable and not token else None,
-                       packages_dirs=packages_directories(environ),
+                       install_bases=install_bases(environ),
                        uv=shutil.which("uv", path=absolute_search_path(environ)),
                        environ=child_environment(environ, token))
 
 
-def packages_directories(environ: Mapping[str, str]) -> tuple[Path, ...]:
-    """Where PyGithub may go on demand, in order: $RUNNER_TEMP (the job's own), this user's
-    cache ($XDG_CACHE_HOME or ~/.cache). A shared temporary directory would let another user
-    plant a package there; github.on_demand takes the first that is this user's alone."""
-    cache = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or "~").expanduser()
-                                                 / ".cache")
+def install_bases(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """Where a step's PyGithub may be installed: $RUNNER_TEMP (the job's own, emptied after
+    it), else the user's temporary directory."""
     runner_temp = (Path(environ["RUNNER_TEMP"]),) if environ.get("RUNNER_TEMP") else ()
-    return (*runner_temp, Path(cache) / "rocm-deps")
+    return (*runner_temp, Path(environ.get("TMPDIR") or tempfile.gettempdir()))
 
 
 def _check_event_pair(event_path: Path | None, event_name: str, body_file: Path | None) -> None:

@@ -245,7 +245,7 @@ def test_answers_unlike_githubs_are_clear_errors(
 
 
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
-def test_an_answer_over_the_size_limit_is_not_read(
+def test_an_answer_over_the_size_limit_is_refused(
         resolve_with_token: ResolveWithToken, github: FakeGitHub, declared: bool) -> None:
     from rocm_deps.github.api import MAX_RESPONSE_BYTES
 

@@ -72,6 +72,6 @@ def run(given: Given, edge: Edge, runner: Runner) -> int:
     if api is not None and api.token:
         from rocm_deps.github.on_demand import ensure_github
 
-        ensure_github(api.packages_dirs, api.uv, api.environ, runner, api.token)
+        ensure_github(api.install_bases, api.uv, api.environ, runner)
     code: int = importlib.import_module(f"rocm_deps.commands.{entry.module}").run(built, runner)
     return code

@@ -1,15 +1,17 @@
 """GitHub API access (docs/architecture.md, *The GitHub API and the merge guard*): the only module
 that imports PyGithub, and only when a token
-is given (`resolution` imports this module lazily).
+is given (resolve/resolver.py imports this module lazily). PyGithub is used through its public
+API: `Github(timeout=, retry=)` and its requester; nothing of it is patched.
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises
 `ApiError` with a message for the PR author. What a merged PR or a missing ref *means* is
-decided by the caller (`resolution`). One request per question; explicit timeouts; bounded
-retries; never an hour-long rate-limit sleep.
+decided by the caller (resolve/resolver.py, guard/). One request per question; explicit
+timeouts; bounded retries; never an hour-long rate-limit sleep.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
@@ -25,7 +28,6 @@ from github.GithubException import (
     RateLimitExceededException,
     UnknownObjectException,
 )
-from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.messages import full_sha_hint
@@ -57,41 +59,6 @@ class ApiUnreachable(ApiError):
 
 MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
 
-
-def _bounded_body(response: requests.Response, *args: object, **kwargs: object) -> None:
-    """A requests response hook. Hooks run before requests reads the body, so the body is
-    read here, never more than MAX_RESPONSE_BYTES of it."""
-    declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-        response.close()
-        raise ResponseTooLarge(f"the GitHub API answered {response.url} with {declared} bytes, "
-                               f"over the {MAX_RESPONSE_BYTES}-byte limit; check "
-                               f"`GITHUB_API_URL`")
-    body = response.raw.read(MAX_RESPONSE_BYTES + 1, decode_content=True)
-    if len(body) > MAX_RESPONSE_BYTES:
-        response.close()
-        raise ResponseTooLarge(f"the GitHub API answered {response.url} with more than "
-                               f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
-    response._content = body  # what requests would have read itself
-    response._content_consumed = True
-
-
-class _Bounded:
-    """Mixed into PyGithub's connection classes: their session reads through _bounded_body."""
-
-    session: requests.Session
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.session.hooks["response"].append(_bounded_body)
-
-
-class _BoundedHttp(_Bounded, HTTPRequestsConnectionClass):
-    pass
-
-
-class _BoundedHttps(_Bounded, HTTPSRequestsConnectionClass):
-    pass
 
 
 @dataclass(frozen=True)
@@ -145,9 +112,6 @@ class GitHubApi:
                          + sum(min(MAX_BACKOFF_SECONDS, api.backoff_seconds * 2 ** retry)
                                for retry in range(api.attempts - 1))
                          + api.max_rate_limit_wait_seconds + 1)
-        # PyGithub's way to supply the connection (made for its own tests): every answer is
-        # then read through _bounded_body. Process-wide, and this process is one command.
-        Requester.injectConnectionClasses(_BoundedHttp, _BoundedHttps)
         retry = GithubRetry(total=api.attempts - 1, backoff_factor=api.backoff_seconds,
                             max_rate_limit_wait=api.max_rate_limit_wait_seconds)
         self.github = Github(
@@ -159,8 +123,7 @@ class GitHubApi:
         what = f"pull request #{number} of {repository}"
 
         def fetch() -> PullInfo:
-            pull = self.github.get_repo(repository).get_pull(number)
-            raw = _object(pull.raw_data, what)  # one GET /repos/{repository}/pulls/{number}
+            raw = _object(self._get(f"/repos/{repository}/pulls/{number}", what), what)
             head, base = _object(raw.get("head"), what), _object(raw.get("base"), what)
             state = raw.get("state")
             if state not in ("open", "closed") or not isinstance(raw.get("merged"), bool):
@@ -181,7 +144,8 @@ class GitHubApi:
         what = f"`{ref}` in {repository}"
 
         def fetch() -> str:
-            raw = _object(self.github.get_repo(repository).get_commit(name).raw_data, what)
+            raw = _object(self._get(f"/repos/{repository}/commits/{quote(name, safe='/')}",
+                                    what), what)
             return _sha(raw.get("sha"), what)
 
         return self._call(fetch, what)
@@ -198,12 +162,18 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None) -> object:
+        """One GET through PyGithub's public requester (its timeout and retries)."""
+        headers, raw = self.github.requester.requestJsonAndCheck("GET", url,
+                                                                 parameters=parameters)
+        _check_size(headers, raw, url)
+        return raw
+
     def _pages(self, url: str, what: str, pages: int) -> list[object]:
         """The entries of a listing, page by page (100 each), up to `pages` pages."""
         found: list[object] = []
         for page in range(1, pages + 1):
-            _, raw = self.github.requester.requestJsonAndCheck(
-                "GET", url, parameters={"per_page": 100, "page": page})
+            raw = self._get(url, what, {"per_page": 100, "page": page})
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
             found += raw
@@ -217,7 +187,8 @@ class GitHubApi:
         what = f"the commits {base[:12]}...{head[:12]} of {repository}"
 
         def fetch() -> Comparison:
-            raw = _object(self.github.get_repo(repository).compare(base, head).raw_data, what)
+            raw = _object(self._get(f"/repos/{repository}/compare/{base}...{head}", what),
+                          what)
             commits, total = raw.get("commits"), raw.get("total_commits")
             if not isinstance(commits, list) or not isinstance(total, int) or isinstance(
                     total, bool):
@@ -257,7 +228,9 @@ class GitHubApi:
 
     def _write_comment(self, verb: str, url: str, body: str, what: str) -> IssueComment:
         def send() -> IssueComment:
-            _, raw = self.github.requester.requestJsonAndCheck(verb, url, input={"body": body})
+            headers, raw = self.github.requester.requestJsonAndCheck(verb, url,
+                                                                     input={"body": body})
+            _check_size(headers, raw, url)
             return _comment(raw, what)
 
         return self._call(send, what)
@@ -335,6 +308,18 @@ class GitHubApi:
             return "server errors (HTTP 5xx) on every attempt"
         reason = _innermost(error)
         return f"{type(reason).__name__}: {str(reason)[:MAX_CAUSE]}"
+
+
+def _check_size(headers: dict[str, Any], raw: object, url: str) -> None:
+    """An answer over MAX_RESPONSE_BYTES is refused (PyGithub has read it by then: the bound
+    keeps what the tool goes on to use small, not what the client read)."""
+    declared = str(headers.get("content-length", ""))
+    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        raise ResponseTooLarge(f"the GitHub API answered {url} with {declared} bytes, over the "
+                               f"{MAX_RESPONSE_BYTES}-byte limit; check `GITHUB_API_URL`")
+    if len(json.dumps(raw)) > MAX_RESPONSE_BYTES:
+        raise ResponseTooLarge(f"the GitHub API answered {url} with more than "
+                               f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
 
 
 def _object(value: object, what: str) -> dict[str, Any]:
