@@ -121,6 +121,8 @@ class _Reader:
 # text here: the author struck it out.
 _INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input", "b", "i",
                      "sup", "sub", "ins", "kbd", "mark", "q", "small", "u"})
+# Elements without an end tag: they open nothing.
+_VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
 # An image sits in the line but is no text: what is on either side are two words.
 _APART = frozenset({"img"})
 
@@ -132,6 +134,7 @@ def shown_text_lines(body: str) -> list[str]:
     document = render(body)
     pieces: list[str] = []
     position, struck = 0, {"del": 0, "s": 0, "strike": 0}
+    blocks: list[tuple[str, int]] = []  # open block elements, with the <del> count before
     reader = _Reader(document)
     while position < len(document):
         if document[position] != "<":
@@ -149,10 +152,22 @@ def shown_text_lines(body: str) -> list[str]:
             continue
         tag = _TAG_NAME.match(document, position)
         name = tag.group(1).lower() if tag else ""
+        closing = document.startswith("</", position)
         if name in struck:
             # an end tag with no open element of its name is ignored, as the browser does
-            struck[name] = max(0, struck[name] + (-1 if document.startswith("</", position)
-                                                  else 1))
+            struck[name] = max(0, struck[name] + (-1 if closing else 1))
+        elif name and name not in _INLINE and name not in _VOID:
+            # A block's end tag pops what was opened inside it (the HTML parser's "pop until"),
+            # a struck-out <del> too; <s> and <strike> are formatting elements, which the
+            # browser reopens in the next block, so they stay.
+            if not closing:
+                blocks.append((name, struck["del"]))
+            elif any(open_name == name for open_name, _ in blocks):
+                while blocks:
+                    open_name, before = blocks.pop()
+                    if open_name == name:
+                        struck["del"] = min(struck["del"], before)
+                        break
         if name in _APART:
             pieces.append(" ")
         elif name not in _INLINE:

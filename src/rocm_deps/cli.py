@@ -5,6 +5,7 @@ and maps errors to exit codes. Below `settings`, nothing reads `os.environ`."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -24,6 +25,16 @@ from rocm_deps.errors import (
 )
 from rocm_deps.options import COMMANDS, Command, Given, Option, for_command, read
 from rocm_deps.runner import Runner
+
+# Each command's module: `build(given, edge)` makes its settings, `run(settings, runner)` runs
+# it and returns the exit code.
+COMMAND_MODULES: dict[Command, str] = {
+    "resolve": "rocm_deps.resolve.command",
+    "install": "rocm_deps.install.command",
+    "merge-check": "rocm_deps.guard.command",
+    "comment": "rocm_deps.manifest.command",
+    "demo": "rocm_deps.demo.command",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,10 +163,12 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
     try:
         given = read_options()
         _mask_token(given, environ, runner)  # before anything else is printed
-        from rocm_deps.commands import table
-
-        return table.run(given, table.Edge(environ, Path.cwd(), settings.Interpreter.current()),
-                         runner)
+        # Imported only when it runs: a command pays no start-up time for the others.
+        command = importlib.import_module(COMMAND_MODULES[given.command])
+        built = command.build(given, settings.Edge(environ, Path.cwd(),
+                                                   settings.Interpreter.current()))
+        code: int = command.run(built, runner)
+        return code
     except FatalError as error:
         runner.error(error.message, title=error.title)
         return error.exit_code

@@ -129,6 +129,16 @@ Settings = ResolveSettings | InstallSettings | MergeCheckSettings | CommentSetti
 
 
 @dataclass(frozen=True)
+class Edge:
+    """What a command's `build` may read of the process: its environment, its working
+    directory and its own interpreter."""
+
+    environ: Mapping[str, str]
+    cwd: Path
+    interpreter: Interpreter
+
+
+@dataclass(frozen=True)
 class Interpreter:
     """Where this process runs: what the default interpreter search must step around."""
 

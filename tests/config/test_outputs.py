@@ -8,7 +8,7 @@ from pathlib import Path
 from rocm_deps.config import load_config
 from rocm_deps.config.outputs import COMMENT, action_outputs
 from rocm_deps.contract.install import DependencyReport, InstallReport
-from rocm_deps.reports import install as install_report
+from rocm_deps.install import report as install_report
 from tests.conftest import Cli
 
 ROOT = Path(__file__).resolve().parent.parent.parent

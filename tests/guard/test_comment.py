@@ -38,7 +38,7 @@ SUITE = "ROCm CI"
 def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The pauses before a written comment is read back (time is the one thing mocked)."""
     slept: list[float] = []
-    monkeypatch.setattr("rocm_deps.guard.manifest.sleep", slept.append)
+    monkeypatch.setattr("rocm_deps.manifest.comment.sleep", slept.append)
     return slept
 
 
@@ -707,7 +707,7 @@ def test_a_concurrent_write_that_drops_this_suites_section_is_repaired(
             thread(github)[0]["body"] = cuda_only  # CUDA's write, without ROCm's section
         slept.append(seconds)
 
-    monkeypatch.setattr("rocm_deps.guard.manifest.sleep", other_suite_writes)
+    monkeypatch.setattr("rocm_deps.manifest.comment.sleep", other_suite_writes)
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     patch = f"PATCH /repos/radixark/miles/issues/comments/{thread(github)[0]['id']}"
@@ -722,7 +722,7 @@ def test_a_comment_that_keeps_losing_the_section_fails_the_step(
         comment: Run, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
     assert comment("ci-sglang-pr: #102", "--suite", CUDA).code == 0
     cuda_only = thread(github)[0]["body"]
-    monkeypatch.setattr("rocm_deps.guard.manifest.sleep",
+    monkeypatch.setattr("rocm_deps.manifest.comment.sleep",
                         lambda seconds: thread(github)[0].update(body=cuda_only))
     result = comment("ci-sglang-pr: #102")
     assert result.code == 1
@@ -828,7 +828,7 @@ def manifest_run(suite: str, refs: int, length: int) -> Any:
 ])
 def test_a_comment_too_long_for_github_drops_detail_never_the_data(
         suites: int, refs: int, length: int, shown: str) -> None:
-    from rocm_deps.reports.manifest import MAX_COMMENT, comment_body
+    from rocm_deps.manifest.text import MAX_COMMENT, comment_body
 
     runs = [manifest_run(f"suite {index}", refs, length) for index in range(suites)]
     document = ManifestDocument({run.suite: run.manifest for run in runs})
@@ -843,7 +843,7 @@ def test_a_comment_too_long_for_github_drops_detail_never_the_data(
 
 def test_a_comment_whose_data_alone_is_too_long_fails_before_posting() -> None:
     from rocm_deps.errors import FatalError
-    from rocm_deps.reports.manifest import comment_body
+    from rocm_deps.manifest.text import comment_body
 
     runs = [manifest_run(f"suite {index}", 60, 900) for index in range(2)]
     document = ManifestDocument({run.suite: run.manifest for run in runs})

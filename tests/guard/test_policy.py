@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_deps.contract.merge_check import PullState, Verdict
+from rocm_deps.guard.document import PullState, Verdict
 from rocm_deps.guard.merge_check import judge
 from rocm_deps.options import Policy
 

@@ -434,7 +434,7 @@ def test_an_internal_error_exits_3_with_the_traceback(cli: Cli, box: Sandbox,
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("rocm_deps.install.pipeline.Installer.install", broken)
+    monkeypatch.setattr("rocm_deps.install.pipeline.Installer.install_one", broken)
     result = install(cli, box, overrides(megatron="main"))
     assert result.code == 3
     assert ("::error title=rocm-deps internal error::internal error in rocm-deps; this is a bug"

@@ -15,11 +15,13 @@ from rocm_deps.contract.install import (
     LocalChanges,
     PatchOutcome,
 )
-from rocm_deps.contract.merge_check import Check, MergeCheckReport
 from rocm_deps.contract.overrides import Override
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolvedValue, ResolveReport
 from rocm_deps.grammar.directives import Finding
-from rocm_deps.reports import install, merge_check, resolve
+from rocm_deps.guard import report as merge_check
+from rocm_deps.guard.document import Check, MergeCheckReport
+from rocm_deps.install import report as install
+from rocm_deps.resolve import report as resolve
 from rocm_deps.runner import Runner
 from tests.markdown_oracle import render
 

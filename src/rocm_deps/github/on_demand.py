@@ -19,12 +19,15 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_deps import process
 from rocm_deps.errors import FatalError
 from rocm_deps.runner import Runner
+
+if TYPE_CHECKING:
+    from rocm_deps.settings import ApiSettings
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
 PREFIX = "rocm-deps-github-"
@@ -42,14 +45,14 @@ def install_command(target: Path, uv: str | None) -> list[str]:
             str(REQUIREMENTS)]
 
 
-def ensure_github(bases: Sequence[Path], uv: str | None, environ: Mapping[str, str],
-                  runner: Runner) -> Path | None:
-    """Make `import github` work; returns the directory it was installed into for this step
-    (None when the tool's own environment has it). `bases` are where that directory may be
-    made, in order ($RUNNER_TEMP, the user's temporary directory); the first one that no other
-    user can swap is used. `environ` is the installer's (without the token)."""
-    if importlib.util.find_spec("github") is not None:
+def ensure_github(api: ApiSettings, runner: Runner) -> Path | None:
+    """With a token, make `import github` work; returns the directory it was installed into
+    for this step (None without a token, or when the tool's own environment has it). The
+    directory is made in the first of `api.install_bases` ($RUNNER_TEMP, the temporary
+    directory) that no other user can swap; the installer gets `api.environ` (no token)."""
+    if not api.token or importlib.util.find_spec("github") is not None:
         return None
+    bases, uv, environ = api.install_bases, api.uv, api.environ
     problems = []
     for base in bases:
         try:

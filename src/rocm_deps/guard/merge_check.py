@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import REPOSITORY
 from rocm_deps.contract.manifest import Manifest
-from rocm_deps.contract.merge_check import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.event import event_context, read_event
@@ -32,7 +31,8 @@ from rocm_deps.grammar.directives import (
     parse_body,
 )
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.guard.manifest import UNREADABLE, tested_manifest
+from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
+from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
 from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings

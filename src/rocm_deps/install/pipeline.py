@@ -1,18 +1,18 @@
 """Put exactly the named dependency commits into the container (docs/architecture.md, *The install
 pipeline*).
 
-For each overridden dependency: open the clone and lock it (step 1); skip everything when
-the install record says this commit with these patches is already installed into this
-interpreter (step 2); else walk `STEPS`, the one list of what an install does. A real run,
-a dry run and a dry run without the clone (a laptop away from the image) all walk that list,
-so a plan can never leave out a step that the run takes. Then reinstall the workspace
-(step 11). Dependencies that are not named are never touched. Settings in, an
-`InstallReport` out; nothing here prints a summary or an output.
+For each overridden dependency: open the clone and lock it; skip everything when the
+install record says this commit with these patches is already installed into this
+interpreter (the up-to-date check); else walk `STEPS`, the one list of what an install does.
+A real run, a dry run and a dry run without the clone (a laptop away from the image) all walk
+that list, so a plan can never leave out a step that the run takes. After every dependency,
+`install_workspace` reinstalls the workspace. Dependencies that are not named are never
+touched. Settings in, a `DependencyReport` out; nothing here prints a summary or an output.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,21 +69,15 @@ class Installer:
         self._records: dict[str, RecordFile] = {}
         self._workspace_done: dict[str, bool] = {}
 
-    def install(self, overrides: Mapping[str, Override]) -> InstallReport:
-        report = InstallReport(self.settings.dry_run, self.settings.python)
-        for dependency in self.settings.config.dependencies:
-            override = overrides.get(dependency.name)
-            if override is not None:
-                report.dependencies[dependency.name] = self.install_one(dependency, override)
-        report.workspace = self.install_workspace(report)
-        return report
-
     def install_one(self, dependency: DependencyConfig, override: Override) -> DependencyReport:
         report = DependencyReport(dependency.name, override.source, override.ref, override.sha)
         with self.runner.group(f"{dependency.name}: {override.raw} → {override.ref}"):
             try:
                 try:
-                    self._install(dependency, override, report)
+                    if self.settings.dry_run and not Path(dependency.path).exists():
+                        self._walk(self._job_without_clone(dependency, override, report))
+                    else:
+                        self._install(self._open(dependency, override, report))
                 except OSError as error:  # disk full, read-only file system, ...
                     raise StepFailed("environment", _environment_failure(error)) from None
             except StepFailed as failure:
@@ -95,12 +89,10 @@ class Installer:
                                   title=f"rocm-deps: {dependency.name} {failure.step} failed")
         return report
 
-    def _install(self, dependency: DependencyConfig, override: Override,
-                 report: DependencyReport) -> None:
-        if self.settings.dry_run and not Path(dependency.path).exists():
-            self._walk(self._job_without_clone(dependency, override, report))
-            return
-        job = self._open(dependency, override, report)                   # step 1
+    def _install(self, job: Job) -> None:
+        """Under the clone's lock (none in a dry run: it changes nothing, not even a lock
+        file)."""
+        dependency = job.dependency
         if self.settings.dry_run:  # a dry run changes nothing, not even a lock file
             self._locked(job)
             return
@@ -125,7 +117,7 @@ class Installer:
         job.image = image_file.load()
         job.report.image_commit = job.image.commit if job.image else None
         record = job.record.load()
-        if self._up_to_date(job, record):                                 # step 2
+        if self._up_to_date(job, record):
             assert record is not None
             self._skip(job, record)
             return
@@ -137,7 +129,7 @@ class Installer:
             self._workspace_done[job.dependency.name] = False
 
     def _walk(self, job: Job) -> None:
-        """Steps 3 to 10: the same list for a run, a dry run and a plan without the clone."""
+        """`STEPS`: the same list for a run, a dry run and a plan without the clone."""
         for step in STEPS:
             job.report.steps.append(step.name)
             with job.timed(step.phase):
@@ -169,7 +161,7 @@ class Installer:
 
     def _open(self, dependency: DependencyConfig, override: Override,
               report: DependencyReport) -> Job:
-        """Step 1: the path must be the top of a git work tree."""
+        """The path must be the top of a git work tree."""
         path = Path(dependency.path)
         where = (f"set `dependencies.{dependency.name}.path` in the config if the checkout "
                  f"lives elsewhere")
@@ -221,7 +213,6 @@ class Installer:
         return all(git.try_apply_check(patch.path, reverse=True, echo=False)
                    for patch in job.patches if patch.label in record.present_patches)
 
-    # step 11
     def install_workspace(self, report: InstallReport) -> WorkspaceState:
         if not report.dependencies:
             return "not needed"

@@ -275,7 +275,8 @@ class Document:
         def emit() -> None:
             if paragraph.tagged():
                 self.browser.markup()
-            self.shown.extend(Inline(lines, self.browser).shown())
+            with self.browser.block():
+                self.shown.extend(Inline(lines, self.browser).shown())
 
         self.feed(emit)
         return True

@@ -4,7 +4,9 @@ after it, whatever Markdown made of it, until a raw `-->` or `--!>`)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 
 SPACE = r"[ \t\v\f\r\n]"
 ATTRIBUTE = (rf"{SPACE}+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:{SPACE}*={SPACE}*"
@@ -57,6 +59,16 @@ class Browser:
         self.after_equals = False
         self.open_code = {"pre": 0, "code": 0}  # raw <pre> and <code> not yet closed
         self.open_struck = {"del": 0, "s": 0, "strike": 0}  # raw strikethrough not closed
+
+    @contextlib.contextmanager
+    def block(self) -> Iterator[None]:
+        """Text inside one block cmark writes (a paragraph, a heading, a table cell). Its end
+        tag pops every element opened inside it (the HTML parser's "pop until"), a <del> too;
+        <s> and <strike> are formatting elements the browser reopens in the next block, so
+        they stay."""
+        struck_before = self.open_struck["del"]
+        yield
+        self.open_struck["del"] = min(self.open_struck["del"], struck_before)
 
     @property
     def shows_code(self) -> bool:

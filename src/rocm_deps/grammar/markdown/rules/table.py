@@ -113,7 +113,8 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
         texts, proses, leads = [], [], []
         for cell in cells:
             document.browser.markup("<td>")
-            shown = Inline([(number, cell, 0)], document.browser).shown()
+            with document.browser.block():
+                shown = Inline([(number, cell, 0)], document.browser).shown()
             texts.append(" ".join(piece.text for piece in shown))
             proses.append(" ".join(piece.prose for piece in shown))
             leads.append(shown[0].lead_code if shown else "")

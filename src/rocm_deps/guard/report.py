@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocm_deps.contract.merge_check import MergeCheckReport
 from rocm_deps.contract.resolve import MAX_FINDINGS
+from rocm_deps.guard.document import MergeCheckReport
 from rocm_deps.reports.markdown import (
     escape_markdown,
     markdown_cell,

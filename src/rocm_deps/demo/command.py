@@ -23,13 +23,15 @@ from pathlib import Path
 
 import rocm_deps
 from rocm_deps import process
+from rocm_deps import settings as edge_settings
 from rocm_deps.demo import sandbox
 from rocm_deps.demo.sandbox import toml_string
 from rocm_deps.demo.world import SCENARIOS
 from rocm_deps.errors import EXIT_OK, FatalError
+from rocm_deps.options import Given
 from rocm_deps.process import CommandFailed
 from rocm_deps.runner import Runner, parse_outputs
-from rocm_deps.settings import DemoSettings
+from rocm_deps.settings import DemoSettings, Edge
 
 # The configuration a Miles-like repository would use on the MI350 image: the defaults (SGLang's
 # recipe redoes the image's pyproject swap after checkout) and the sandbox's paths.
@@ -46,6 +48,10 @@ retry-max-seconds = 0
 # The sandbox provides the build requirements (no network).
 pip-args = ["--no-build-isolation"]
 """
+
+
+def build(given: Given, edge: Edge) -> DemoSettings:
+    return edge_settings.demo_settings(given, edge.environ, edge.interpreter)
 
 
 def run(settings: DemoSettings, runner: Runner) -> int:

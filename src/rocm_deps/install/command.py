@@ -1,0 +1,46 @@
+"""`rocm-deps install`: put exactly the named dependency commits into the container
+(docs/architecture.md, *The install pipeline*). Without `--overrides*` it resolves the event
+itself first (single-job use)."""
+
+from __future__ import annotations
+
+from rocm_deps import settings as edge_settings
+from rocm_deps.contract.install import InstallReport
+from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.install import report as install_report
+from rocm_deps.install.pipeline import Installer
+from rocm_deps.options import Given
+from rocm_deps.reports.output import publish
+from rocm_deps.resolve import report as resolve_report
+from rocm_deps.resolve.resolver import resolve
+from rocm_deps.runner import Runner
+from rocm_deps.settings import Edge, InstallSettings
+
+
+def build(given: Given, edge: Edge) -> InstallSettings:
+    return edge_settings.install_settings(given, edge.environ,
+                                          edge_settings.resolve_settings(given, edge.environ),
+                                          cwd=edge.cwd, interpreter=edge.interpreter)
+
+
+def run(settings: InstallSettings, runner: Runner) -> int:
+    overrides = settings.overrides
+    if overrides is None:  # single-job use: resolve the event first (the API only then)
+        ensure_github(settings.resolve.api, runner)
+        resolved = resolve(settings.resolve)
+        resolve_report.show(resolved, settings.config, runner, None)
+        if resolved.errors:
+            return EXIT_FAILURE
+        overrides = resolved.overrides
+    installer = Installer(settings, runner)
+    report = InstallReport(settings.dry_run, settings.python)
+    for dependency in settings.config.dependencies:
+        override = overrides.get(dependency.name)
+        if override is not None:
+            report.dependencies[dependency.name] = installer.install_one(dependency, override)
+    report.workspace = installer.install_workspace(report)
+    publish(runner, install_report.outputs(report, settings.config),
+            install_report.summary(report), report.to_json(),
+            install_report.text(report), settings.output_format)
+    return EXIT_FAILURE if report.failed else EXIT_OK

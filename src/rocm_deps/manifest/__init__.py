@@ -1,0 +1,1 @@
+"""The manifest comment: what each suite tested, on the pull request."""
