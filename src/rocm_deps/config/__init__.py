@@ -6,7 +6,6 @@ by a TOML file; `outputs`, the action's output names the configuration implies."
 from rocm_deps.config.loader import build_config, load_config
 from rocm_deps.config.model import (
     REPOSITORY,
-    REPOSITORY_NAME,
     ApiConfig,
     Config,
     DependencyConfig,
@@ -14,5 +13,5 @@ from rocm_deps.config.model import (
     ValueConfig,
 )
 
-__all__ = ["REPOSITORY", "REPOSITORY_NAME", "ApiConfig", "Config", "DependencyConfig",
+__all__ = ["REPOSITORY", "ApiConfig", "Config", "DependencyConfig",
            "InstallConfig", "ValueConfig", "build_config", "load_config"]

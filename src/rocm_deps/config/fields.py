@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 from rocm_deps.environment import PROTECTED_VARIABLES
 from rocm_deps.errors import UsageError
+from rocm_deps.grammar.keys import CodeDirectives, ValueKind
 from rocm_deps.messages import did_you_mean
 
 # Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
@@ -28,8 +29,6 @@ FetchFilter = Literal["", "blob:none"]  # "": every object; "blob:none": a parti
 RecipeName = Literal["sglang-rocm"]  # install.recipe.RECIPES
 BuildIsolation = Literal["auto", "always", "never"]
 LocalChangesPolicy = Literal["discard", "reapply"]
-ValueKind = Literal["docker-tag", "number"]
-CodeDirectives = Literal["error", "warn"]
 
 
 class Required:

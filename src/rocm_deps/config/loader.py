@@ -35,10 +35,11 @@ from rocm_deps.config.model import (
     ValueConfig,
 )
 from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
-from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile, check_value
+from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded, toml_parser
 from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
+from rocm_deps.grammar.values import check_value
 
 
 def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:

@@ -13,30 +13,26 @@ from rocm_deps.config.fields import (
     TOP_LEVEL,
     VALUE,
     BuildIsolation,
-    CodeDirectives,
     FetchFilter,
     LocalChangesPolicy,
     OnMissingTarget,
     RecipeName,
     TagPolicy,
-    ValueKind,
 )
 from rocm_deps.config.profiles import Profile
+from rocm_deps.grammar.keys import REPOSITORY_NAME, CodeDirectives, RefKey, ValueKey
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
-# owner/repo, as GitHub allows them: the pattern config, values and event payloads share.
-REPOSITORY_NAME = r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
 REPOSITORY = re.compile(REPOSITORY_NAME)
 
 
 @dataclass(frozen=True)
-class DependencyConfig:
-    name: str
-    repository: str
+class DependencyConfig(RefKey):
+    """A configured dependency: its directive (`RefKey`: name, repository, directive and
+    dispatch input, the directive's default from DEPENDENCY["directive"]) and its install."""
+
     path: str
-    directive: str  # DEPENDENCY["directive"].default, with the dependency's name
-    dispatch_input: str
     remote: str = DEPENDENCY["remote"].default
     install_dir: str = DEPENDENCY["install-dir"].default
     patches: tuple[str, ...] = DEPENDENCY["patches"].default
@@ -56,13 +52,9 @@ class DependencyConfig:
 
 
 @dataclass(frozen=True)
-class ValueConfig:
+class ValueConfig(ValueKey):
     """A directive that carries a value, not a git ref (`ci-image-tag: nightly`)."""
 
-    name: str
-    kind: ValueKind
-    directive: str
-    dispatch_input: str
     default: str | None = VALUE["default"].default
     from_body: bool = VALUE["from-body"].default  # False: a body line is only a notice
 

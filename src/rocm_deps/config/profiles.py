@@ -8,10 +8,7 @@ never brings a regular expression of its own.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
-
-from rocm_deps.config.fields import ValueKind
 
 Profile = Literal["rocm", "cuda"]
 
@@ -61,21 +58,3 @@ CUDA_PROFILE: dict[str, Any] = {
     "values": {"image-tag": {"from-body": True, "default": "dev"}},
 }
 PROFILES: dict[str, dict[str, Any]] = {"rocm": {}, "cuda": CUDA_PROFILE}
-
-# Docker's tag grammar; a full image name (`rocm/sgl-dev:latest`) is refused, as the Miles
-# workflows refuse it.
-DOCKER_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
-NUMBER = re.compile(r"[0-9]{1,9}")
-RULES: dict[ValueKind, tuple[re.Pattern[str], str]] = {
-    "docker-tag": (DOCKER_TAG, "must be a Docker tag (letters, digits, `_`, `.`, `-`, at most "
-                               "128, not starting with `.` or `-`), not a full image name"),
-    "number": (NUMBER, "must be a number of 1 to 9 digits"),
-}
-
-
-def check_value(raw: str, kind: ValueKind) -> str | None:
-    """Why `raw` is not a valid value of `kind`, or None when it is."""
-    pattern, rule = RULES[kind]
-    if pattern.fullmatch(raw):
-        return None
-    return f"`{raw[:80]}` {rule}"

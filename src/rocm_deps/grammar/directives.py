@@ -16,11 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rocm_deps.config import DependencyConfig, ValueConfig
-from rocm_deps.config.fields import CodeDirectives
-from rocm_deps.config.profiles import check_value
 from rocm_deps.grammar.display import display
-from rocm_deps.grammar.keys import KEY_CHARACTERS
+from rocm_deps.grammar.keys import KEY_CHARACTERS, CodeDirectives, RefKey, ValueKey
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.markdown.shown import CodeKind
 from rocm_deps.grammar.near_miss import UNKNOWN_KEY, Keyed, NearMisses
@@ -34,6 +31,7 @@ from rocm_deps.grammar.refs import (
     show_invisible,
 )
 from rocm_deps.grammar.spelling import fold
+from rocm_deps.grammar.values import check_value
 
 MAX_BODY_BYTES = 1024 * 1024
 QUOTE_LIMIT = 160
@@ -146,8 +144,8 @@ def quote(line: str) -> str:
     return shown if len(shown) <= QUOTE_LIMIT else shown[: QUOTE_LIMIT - 1] + "…"
 
 
-def parse_body(body: str | None, dependencies: Sequence[DependencyConfig],
-               values: Sequence[ValueConfig] = ()) -> ParsedBody:
+def parse_body(body: str | None, dependencies: Sequence[RefKey],
+               values: Sequence[ValueKey] = ()) -> ParsedBody:
     text = normalise(body)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
@@ -159,8 +157,8 @@ def parse_body(body: str | None, dependencies: Sequence[DependencyConfig],
 
 
 class _Parser:
-    def __init__(self, dependencies: Sequence[DependencyConfig],
-                 values: Sequence[ValueConfig] = ()) -> None:
+    def __init__(self, dependencies: Sequence[RefKey],
+                 values: Sequence[ValueKey] = ()) -> None:
         keyed: list[Keyed] = [*dependencies, *values]
         self.by_key: dict[str, Keyed] = {item.directive.casefold(): item for item in keyed}
         self.names = [dependency.name for dependency in dependencies]
@@ -306,7 +304,7 @@ class _Parser:
             return False
         self.in_code.append(CodeDirective(item.name, shown.number, shown.source,
                                           match.group(0).strip(" \t"), where,
-                                          isinstance(item, ValueConfig)))
+                                          isinstance(item, ValueKey)))
         return True
 
     def _starts_with_key(self, text: str) -> bool:
@@ -352,7 +350,7 @@ class _Parser:
         assert value_match is not None  # _BARE matches any single line
         raw = value_match.group("value").strip(" \t")
         trailing = value_match.group("trailing").strip(" \t")
-        if isinstance(dependency, ValueConfig):
+        if isinstance(dependency, ValueKey):
             self._value(number, line, key, dependency, raw, trailing, quoted is not None)
             return
         if not raw:
@@ -384,7 +382,7 @@ class _Parser:
         self._record(self.directives, dependency.name,
                      Directive(dependency.name, key, raw, number, spec), line)
 
-    def _value(self, number: int, line: str, key: str, value: ValueConfig, raw: str,
+    def _value(self, number: int, line: str, key: str, value: ValueKey, raw: str,
                trailing: str, quoted: bool) -> None:
         problem = check_value(raw, value.kind) if raw else (
             f"`{value.directive}:` has no value; write one or delete the line")

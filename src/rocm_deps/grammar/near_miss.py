@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rocm_deps.config import DependencyConfig, ValueConfig
-from rocm_deps.config.profiles import check_value
+from rocm_deps.grammar.keys import RefKey, ValueKey
 from rocm_deps.grammar.refs import ValueProblem, classify
 from rocm_deps.grammar.spelling import first_token, one_edit
+from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import closest
 
-Keyed = DependencyConfig | ValueConfig
+Keyed = RefKey | ValueKey
 UNKNOWN_KEY = re.compile(r"ci-(?P<word>.{1,64})-pr", re.IGNORECASE)
 
 # A line whose key may be written almost right (docs/architecture.md, *Directives*, near misses):
@@ -88,7 +88,7 @@ class NearMisses:
             sure = True
         else:
             sure = _STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
-        if not sure and isinstance(dependency, ValueConfig):
+        if not sure and isinstance(dependency, ValueKey):
             # A tag or a number never looks like a ref: one word valid for the value's kind,
             # alone after the key, is what the author meant.
             sure = bool(token) and not rest and check_value(token, dependency.kind) is None
@@ -144,7 +144,7 @@ class NearMisses:
 
 def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
     """The value to show in the line to write, and what is wrong with it (None: nothing)."""
-    if isinstance(item, ValueConfig):
+    if isinstance(item, ValueKey):
         return token or "VALUE", check_value(token, item.kind) if token else None
     example = f"#{token}" if token.isdigit() else token or "#1234"
     spec = classify(example, item.repository)

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from rocm_deps.config import REPOSITORY_NAME
+from rocm_deps.grammar.keys import REPOSITORY_NAME
 from rocm_deps.messages import full_sha_hint
 
 # A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig, ValueConfig
-from rocm_deps.config.profiles import check_value
 from rocm_deps.contract.overrides import Override, Source
 from rocm_deps.contract.resolve import ResolvedValue, ResolveReport
 from rocm_deps.errors import FatalError, UsageError
@@ -30,6 +29,7 @@ from rocm_deps.grammar.directives import (
     parse_body,
 )
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
+from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.settings import ResolveSettings
 
