@@ -87,7 +87,7 @@ COMMAND_HELP: dict[Command, CommandHelp] = {
         "(merge guard)",
         "The merge guard: fail while a dependency pull request the description names is open "
         "or closed unmerged (--policy), and with --require-tested while a named commit is not "
-        "the one each suite's manifest section says was tested. Needs a token.",
+        "the one each suite's manifest comment says was tested. Needs a token.",
         ("rocm-deps merge-check --body-file examples/description.md "
          "--github-token-env GH_TOKEN",
          "rocm-deps merge-check --require-tested --suite 'ROCm suite' "
@@ -95,7 +95,7 @@ COMMAND_HELP: dict[Command, CommandHelp] = {
     "comment": CommandHelp(
         "put what this run tested on the pull request (one manifest comment)",
         "Read the run's reports (one resolve report, the GPU jobs' install reports) and "
-        "write this suite's section of the one manifest comment on the pull request, with "
+        "write this suite's manifest comment on the pull request (one per suite), with "
         "the tested commits that merge-check --require-tested reads back. Needs a token with "
         "pull-requests: write. --report is required.",
         ("rocm-deps comment --report resolve.json --report install-mi350.json --pr 7 "

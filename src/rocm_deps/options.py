@@ -104,10 +104,10 @@ OPTIONS: tuple[Option, ...] = (
            "workflow_run its head must be the run's head commit", "N"),
     Option("run-url", ("comment",), "the run the comment links to (default: the triggering "
            "run under workflow_run, else this one)", "URL"),
-    Option("suite", ("comment", "merge-check"), "comment: this suite's name, its section of "
-           "the manifest comment (default: the workflow's name; under workflow_run the "
+    Option("suite", ("comment", "merge-check"), "comment: this suite's name, which names its "
+           "own manifest comment (default: the workflow's name; under workflow_run the "
            "triggering workflow's). merge-check: a suite --require-tested checks, repeatable "
-           "(action: one per line; default: every suite in the manifest)", "NAME",
+           "(action: one per line; default: every suite that commented)", "NAME",
            repeatable=True),
     Option("bot-login", ("comment", "merge-check"), "the login the manifest comment is "
            "written by; a comment with the marker by anyone else is ignored",

@@ -228,7 +228,7 @@ def _suite(given: Given, environ: Mapping[str, str], event_name: str) -> str | N
     workflow_run: None, the triggering workflow's, read with the payload)."""
     named = given.lines("suite")
     if len(named) > 1:
-        raise UsageError(f"{given.where('suite')}: comment writes one suite's section; got "
+        raise UsageError(f"{given.where('suite')}: comment writes one suite's comment; got "
                          f"{len(named)} names")
     if named:
         return checked_suite(named[0], given.where("suite"))

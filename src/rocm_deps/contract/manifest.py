@@ -19,12 +19,14 @@ from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA
 
-# The comment's marker, its data block (one line `<!-- rocm-deps:data {json} -->`, the last),
-# and the line that opens each suite's section of the text.
-MANIFEST_MARKER = "<!-- rocm-deps:manifest -->"
-MANIFEST_VERSION = 2  # 2: one section per suite
+# Each suite's comment opens with its marker line (`<!-- rocm-deps:manifest suite=NAME -->`) and
+# ends with its data block (one line `<!-- rocm-deps:data {json} -->`). A comment of release
+# 1.0 opened with the marker alone and held several suites' sections: still read, never
+# written.
+MARKER_PREFIX = "<!-- rocm-deps:manifest"
+SHARED_MARKER = f"{MARKER_PREFIX} -->"
+MANIFEST_VERSION = 2  # 2: sections by suite
 DATA_OPEN, DATA_CLOSE = "<!-- rocm-deps:data ", " -->"
-SECTION_OPEN = "<!-- rocm-deps:suite "
 MAX_DATA = 64 * 1024  # a GitHub comment holds at most 65,536 characters
 MAX_TESTED = 100
 MAX_SUITES = 20
@@ -33,6 +35,25 @@ MAX_SUITES = 20
 # A run's URL as the comment links it: nothing that could end the link or open Markdown.
 RUN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?")
 SUITE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._()+/-]{0,98}[A-Za-z0-9._()+/-])?")
+
+
+def marker(suite: str) -> str:
+    """The first line of `suite`'s manifest comment (the name is a checked SUITE: it cannot
+    end the HTML comment)."""
+    return f"{MARKER_PREFIX} suite={suite} -->"
+
+
+def marked_suite(body: str) -> str | None:
+    """The suite a comment's first line names as its marker; "" for the shared comment of
+    release 1.0; None when the first line is no marker."""
+    first = body.split("\n", 1)[0]
+    if first == SHARED_MARKER:
+        return ""
+    opening = f"{MARKER_PREFIX} suite="
+    if first.startswith(opening) and first.endswith(" -->"):
+        name = first[len(opening):-len(" -->")]
+        return name if SUITE.fullmatch(name) else None
+    return None
 
 
 def checked_suite(name: str, where: str) -> str:
@@ -126,25 +147,6 @@ def _suite(section: object) -> Manifest | None:
             return None
         tested[name] = parsed
     return Manifest(run, tested)
-
-
-def section_texts(body: str) -> dict[str, str]:
-    """The shown text of each suite's section in a comment body the bot wrote (from its
-    opening line up to the next one or the data block), by suite name; a section whose
-    opening line names no valid suite is left out."""
-    texts: dict[str, str] = {}
-    name, lines = None, []
-    for line in body.rstrip("\n").split("\n")[:-1]:  # the last line is the data block
-        if line.startswith(SECTION_OPEN) and line.endswith(DATA_CLOSE):
-            if name is not None:
-                texts[name] = "\n".join(lines).rstrip("\n")
-            candidate = line[len(SECTION_OPEN):-len(DATA_CLOSE)]
-            name, lines = (candidate if SUITE.fullmatch(candidate) else None), [line]
-        elif name is not None:
-            lines.append(line)
-    if name is not None:
-        texts[name] = "\n".join(lines).rstrip("\n")
-    return texts
 
 
 def _tested(entry: object) -> ManifestEntry | None:

@@ -1,4 +1,5 @@
-"""`rocm-deps comment`: put what this run tested on the pull request, as one manifest comment
+"""`rocm-deps comment`: put what this run tested on the pull request, as this suite's manifest
+comment
 (docs/architecture.md, *What was tested*) that `merge-check --require-tested` reads back."""
 
 from __future__ import annotations
@@ -29,14 +30,8 @@ def run(settings: CommentSettings, runner: Runner) -> int:
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
     tested = collect(settings, api)
-    written = upsert(api, tested, lambda document, kept: manifest_report.comment_body(
-        tested, document, kept), settings.bot_login)
+    written = upsert(api, tested, manifest_report.comment_body, settings.bot_login)
     action, ignored = written.action, written.ignored
-    if written.dropped:
-        runner.warning(f"the manifest comment by {settings.bot_login} could not be read (an "
-                       f"older version's, or edited): rewritten with suite "
-                       f"{tested.suite!r} alone; every other suite's `comment` step adds its "
-                       f"section again when it next runs", title="rocm-deps: manifest rewritten")
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",

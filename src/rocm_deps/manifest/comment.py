@@ -1,11 +1,12 @@
-"""What a run tested, kept on the pull request (docs/architecture.md, *What was tested*): the run's
-reports in, one
-manifest comment out, and the manifest read back for `merge-check --require-tested`.
+"""What a run tested, kept on the pull request (docs/architecture.md, *What was tested*): the
+run's reports in, one manifest comment per suite out, and every suite's manifest read back for
+`merge-check --require-tested`.
 
 The reports come from other jobs (under `workflow_run`, from an artifact a fork's workflow
 uploaded): each is bounded, validated field by field, and only shown escaped. The comment is
-found by its marker *and* its author: a comment anyone else writes with the marker is never
-edited and never believed.
+found by its marker (which names the suite) *and* its author: a comment anyone else writes
+with the marker is never edited and never believed. Each suite writes only its own comment,
+so two suites never overwrite each other's tested commits.
 """
 
 from __future__ import annotations
@@ -13,23 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from time import sleep
 from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.config import REPOSITORY, Config
 from rocm_deps.contract.manifest import (
-    MANIFEST_MARKER,
-    MAX_SUITES,
+    MARKER_PREFIX,
     RUN_URL,
     InstalledDependency,
     InstallResult,
+    Manifest,
     ManifestDocument,
     ManifestRow,
     ManifestRun,
     checked_suite,
     installed_from_json,
+    marked_suite,
+    marker,
     read_manifest,
-    section_texts,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.errors import FatalError, UsageError
@@ -176,28 +177,31 @@ def _pull(api: GitHubApi, repository: str, number: int) -> PullInfo:
         raise FatalError(f"could not read pull request #{number}: {error}") from None
 
 
-def own_manifest(comments: Sequence[IssueComment], author: str) -> IssueComment | None:
-    """The oldest comment that starts with the marker and is written by `author`; others are
-    look-alikes. (Every workflow that comments with GITHUB_TOKEN writes as the same bot.)"""
-    return next((comment for comment in comments
-                 if comment.author == author and comment.body.startswith(MANIFEST_MARKER)),
-                None)
+def own_manifest(comments: Sequence[IssueComment], author: str,
+                 suite: str) -> IssueComment | None:
+    """`suite`'s comment: the oldest that opens with its marker and is written by `author`;
+    others are look-alikes. (Every workflow that comments with GITHUB_TOKEN writes as the
+    same bot.)"""
+    first_line = marker(suite)
+    return next((comment for comment in comments if comment.author == author
+                 and comment.body.split("\n", 1)[0] == first_line), None)
 
 
 def look_alikes(comments: Sequence[IssueComment], author: str) -> list[IssueComment]:
     return [comment for comment in comments
-            if comment.author != author and comment.body.startswith(MANIFEST_MARKER)]
+            if comment.author != author and comment.body.startswith(MARKER_PREFIX)]
 
 
-# The bot's comment carries the marker but no manifest this version can read.
+# A comment of the bot's carries a marker but no manifest this version can read.
 UNREADABLE: Literal["unreadable"] = "unreadable"
 
 
 def tested_manifest(api: GitHubApi, repository: str, number: int,
                     author: str) -> ManifestDocument | Literal["unreadable"] | None:
-    """What the bot's manifest comment on pull request `number` says each suite tested;
-    None when there is no such comment, UNREADABLE when there is one that cannot be read (a
-    quoted value must not make the guard believe nothing was ever tested)."""
+    """What the bot's manifest comments on pull request `number` say each suite tested (a
+    suite's own comment over the shared comment of release 1.0); None when there is no such
+    comment, UNREADABLE when one cannot be read (a quoted value must not make the guard
+    believe nothing was ever tested)."""
     from rocm_deps.github.api import ApiError
 
     try:
@@ -205,19 +209,21 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
     except ApiError as error:
         raise FatalError(f"could not read the comments of pull request #{number}: "
                          f"{error}") from None
-    own = own_manifest(comments, author)
-    if own is None:
-        return None
-    manifest = read_manifest(own.body)
-    return UNREADABLE if manifest is None else manifest
-
-
-# How long a write is left to settle before it is read back: another suite's `comment` that
-# read the comment before this write and writes after it would drop this suite's section;
-# reading back after a pause finds that, and writes again with both.
-SETTLE_SECONDS = 3.0
-ATTEMPTS = 4
-Render = Callable[[ManifestDocument, Mapping[str, str]], str]
+    shared: dict[str, Manifest] = {}
+    own: dict[str, Manifest] = {}
+    found = False
+    for comment in comments:
+        if comment.author != author or not comment.body.startswith(MARKER_PREFIX):
+            continue
+        suite = marked_suite(comment.body)
+        document = read_manifest(comment.body)
+        if suite is None or document is None or (suite and set(document.suites) != {suite}):
+            return UNREADABLE
+        found = True
+        target = own if suite else shared
+        for name, manifest in document.suites.items():
+            target.setdefault(name, manifest)  # the oldest comment of a suite counts
+    return ManifestDocument({**shared, **own}) if found else None
 
 
 @dataclass(frozen=True)
@@ -225,58 +231,29 @@ class Written:
     action: Upsert
     body: str  # the body this step wrote (or found written)
     ignored: list[int]  # look-alike comments by others, left alone
-    dropped: bool  # the bot's comment could not be read: the other suites' sections are lost
 
 
-def upsert(api: GitHubApi, run: ManifestRun, render: Render, author: str) -> Written:
-    """Create or update the one manifest comment with `run`'s suite section, keeping the
-    other suites' sections, then read it back after a pause until that section is there.
-    Nothing named and no comment yet: no comment."""
+def upsert(api: GitHubApi, run: ManifestRun, render: Callable[[ManifestRun], str],
+           author: str) -> Written:
+    """Create or update `run`'s suite comment. Nothing named and no comment yet: no comment."""
     from rocm_deps.github.api import ApiError
 
-    wrote: Upsert | None = None
-    dropped = False
     try:
-        for _ in range(ATTEMPTS):
-            comments = api.comments(run.repository, run.number)
-            own = own_manifest(comments, author)
-            ignored = [comment.id for comment in look_alikes(comments, author)]
-            found = read_manifest(own.body) if own is not None else None
-            if wrote is not None and own is not None and found is not None and (
-                    found.suites.get(run.suite) == run.manifest):
-                return Written(wrote, own.body, ignored, dropped)
-            document, kept = _merged(found, own.body if own is not None else "", run)
-            body = render(document, kept)
-            if own is None:
-                if not run.rows and wrote is None:
-                    return Written("not needed", body, ignored, False)
-                api.create_comment(run.repository, run.number, body)
-                wrote = wrote or "created"
-            elif own.body == body:
-                return Written(wrote or "unchanged", body, ignored, dropped)
-            else:
-                api.edit_comment(run.repository, own.id, body)
-                wrote = wrote or "updated"
-            dropped = dropped or (own is not None and found is None)
-            sleep(SETTLE_SECONDS)
+        comments = api.comments(run.repository, run.number)
+        own = own_manifest(comments, author, run.suite)
+        ignored = [comment.id for comment in look_alikes(comments, author)]
+        body = render(run)
+        if own is None:
+            if not run.rows:
+                return Written("not needed", body, ignored)
+            api.create_comment(run.repository, run.number, body)
+            return Written("created", body, ignored)
+        if own.body == body:
+            return Written("unchanged", body, ignored)
+        api.edit_comment(run.repository, own.id, body)
+        return Written("updated", body, ignored)
     except ApiError as error:
         raise FatalError(f"could not write the manifest comment on pull request "
                          f"#{run.number}: {error}. The token needs `pull-requests: write` "
                          f"(a fork's pull_request token never has it: see the workflow_run "
                          f"example)", title="rocm-deps: comment") from None
-    raise FatalError(f"the manifest comment on pull request #{run.number} lost suite "
-                     f"{run.suite!r}'s section after each of {ATTEMPTS} writes: another step "
-                     f"keeps rewriting it. Re-run this step", title="rocm-deps: comment")
-
-
-def _merged(found: ManifestDocument | None, body: str,
-            run: ManifestRun) -> tuple[ManifestDocument, dict[str, str]]:
-    """The document with `run`'s section in place of its suite's old one (or added last),
-    and the shown text of the other sections, as the bot wrote them."""
-    suites = dict(found.suites) if found is not None else {}
-    suites[run.suite] = run.manifest
-    if len(suites) > MAX_SUITES:
-        raise FatalError(f"the manifest comment would hold more than {MAX_SUITES} suites; "
-                         f"give the suites fewer, shared names (input `suite`)",
-                         title="rocm-deps: comment")
-    return ManifestDocument(suites), section_texts(body) if found is not None else {}

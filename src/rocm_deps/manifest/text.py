@@ -1,7 +1,5 @@
-"""The manifest comment (docs/architecture.md, *What was tested*): what each suite tested, for the
-author and the
-reviewers, one section per suite; the suite that runs `comment` rewrites its own section and
-keeps the others as the bot wrote them.
+"""A suite's manifest comment (docs/architecture.md, *What was tested*): what the suite's last
+run tested, for the author and the reviewers; each suite writes a comment of its own.
 
 Everything quoted from a report (refs, values, patch names, versions, file names) is shown
 as an escaped code span: a hostile report can open no link, image or HTML. Links are built
@@ -12,16 +10,13 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
 
 from rocm_deps.contract.manifest import (
-    DATA_CLOSE,
-    MANIFEST_MARKER,
-    SECTION_OPEN,
     Manifest,
     ManifestDocument,
     ManifestRow,
     ManifestRun,
+    marker,
 )
 from rocm_deps.errors import FatalError
 from rocm_deps.files import without_lone_surrogates
@@ -46,37 +41,27 @@ def _listed(cells: list[str]) -> str:
 TITLE = "### What CI tested: dependency overrides (rocm-deps)"
 
 
-def comment_body(run: ManifestRun, document: ManifestDocument, kept: Mapping[str, str]) -> str:
-    """The whole comment: `run`'s section and the other suites of `document` as `kept` shows
-    them (else from their data), by name, and the data block last."""
-    names = sorted(document.suites)  # as the data block orders them
-    body = _assemble([section(run) if name == run.suite else
-                      kept.get(name) or _from_data(name, document.suites[name])
-                      for name in names], document)
+def comment_body(run: ManifestRun) -> str:
+    """The suite's whole comment: its marker, its section, and its data block last."""
+    document = ManifestDocument({run.suite: run.manifest})
+    body = _assemble(run.suite, section(run), document)
     if len(body) > MAX_COMMENT:  # many dependencies with long names: keep the data block
-        body = _assemble([_from_data(name, document.suites[name]) for name in names], document)
+        body = _assemble(run.suite, _from_data(run.manifest), document)
     if len(body) > MAX_COMMENT:
-        body = _assemble(["\n".join([*_opening(name), "Too long for one comment: see the run."])
-                          for name in names], document)
-    if len(body) > MAX_COMMENT:
-        raise FatalError(f"what the suites tested does not fit in one comment ({len(body):,} "
-                         f"characters, GitHub takes {MAX_COMMENT:,}): name fewer dependencies "
-                         f"or use fewer suites", title="rocm-deps: comment")
+        raise FatalError(f"what suite {run.suite!r} tested does not fit in one comment "
+                         f"({len(body):,} characters, GitHub takes {MAX_COMMENT:,}): name "
+                         f"fewer dependencies", title="rocm-deps: comment")
     return body
 
 
-def _assemble(sections: list[str], document: ManifestDocument) -> str:
-    return "\n\n".join([f"{MANIFEST_MARKER}\n{TITLE}", *sections,
-                        document.data_block()]) + "\n"
-
-
-def _opening(suite: str) -> list[str]:
-    return [f"{SECTION_OPEN}{suite}{DATA_CLOSE}", f"#### Suite {markdown_cell(suite)}", ""]
+def _assemble(suite: str, section: str, document: ManifestDocument) -> str:
+    return "\n\n".join([f"{marker(suite)}\n{TITLE}", f"#### Suite {markdown_cell(suite)}",
+                         section, document.data_block()]) + "\n"
 
 
 def section(run: ManifestRun) -> str:
-    """`run`'s suite as its section shows it: the table, the run, how to reproduce."""
-    lines = _opening(run.suite)
+    """`run`'s suite as its comment shows it: the table, the run, how to reproduce."""
+    lines = []
     if not run.rows:
         lines.append("Nothing is named now: this run tested the image's own dependencies.")
     else:
@@ -92,10 +77,9 @@ def section(run: ManifestRun) -> str:
     return "\n".join(lines)
 
 
-def _from_data(suite: str, manifest: Manifest) -> str:
-    """A suite's section from its data alone (its shown text was lost or is too long)."""
-    lines = _opening(suite)
-    lines += [f"- {markdown_cell(name)}: {_cell(entry.ref)} tested at "
+def _from_data(manifest: Manifest) -> str:
+    """A suite's section from its data alone (its table is too long for a comment)."""
+    lines = [f"- {markdown_cell(name)}: {_cell(entry.ref)} tested at "
               f"{markdown_cell(entry.sha[:12]) if entry.sha else 'an unknown commit'}"
               for name, entry in manifest.tested.items()] or ["Nothing was named."]
     lines += ["", f"Run: {_cell(manifest.run)}" if manifest.run else "Run: unknown"]

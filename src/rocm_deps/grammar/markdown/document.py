@@ -1,6 +1,7 @@
-"""cmark-gfm's block parser over a whole body, line by line (blocks.c, S_process_line): match
-the open blocks, open the blocks that start on the line (`rules.RULES`), add the rest of the
-line to the deepest open block. Paragraphs are read for inline constructs when they end.
+"""cmark-gfm's block parser over a whole body, line by line (cmark-gfm 0.29.0.gfm.13, blocks.c,
+S_process_line): match the open blocks, open the blocks that start on the line (`rules.RULES`),
+add the rest of the line to the deepest open block. Paragraphs are read for inline constructs
+when they end.
 
 Linear in the body size: each line is examined a bounded number of times (nesting is at most
 MAX_DEPTH) and a paragraph is scanned once, when it ends."""

@@ -1,4 +1,5 @@
-"""The block start rules, in the order cmark-gfm tries them (blocks.c, open_new_blocks).
+"""The block start rules, in the order cmark-gfm tries them (cmark-gfm 0.29.0.gfm.13,
+blocks.c, open_new_blocks).
 
 The table says in one place what may start where, and what may end an open paragraph:
 - a block quote, an ATX heading, a fence, a thematic break, a footnote definition: always;
