@@ -1,5 +1,5 @@
-"""Regenerate the documentation's generated blocks: the README's input and output tables
-from action.yml, and docs/configuration.md's built-in defaults and key tables from the
+"""Regenerate the documentation's generated blocks: the input and output tables from
+action.yml (brief in the README, whole in docs/inputs.md), and docs/configuration.md's built-in defaults and key tables from the
 configuration's rows (src/rocm_deps/config/fields.py and profiles.py).
 
 `python scripts/render_docs.py` rewrites both files in place; `--check` exits 1 (and says
@@ -30,19 +30,29 @@ def cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def inputs_table(action: dict[str, Any]) -> str:
+def first_sentence(text: str) -> str:
+    """A description's first sentence, for the README's brief tables."""
+    flat = " ".join(str(text).split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[:end + 1]
+
+
+def inputs_table(action: dict[str, Any], *, brief: bool = False) -> str:
     rows = ["| input | default | description |", "|---|---|---|"]
     for name, spec in action["inputs"].items():
         value = spec.get("default", "")
         default = "(required)" if spec.get("required") else (f"`{value}`" if value else "(empty)")
-        rows.append(f"| `{name}` | {default} | {cell(spec.get('description', ''))} |")
+        description = spec.get("description", "")
+        shown = first_sentence(description) if brief else description
+        rows.append(f"| `{name}` | {default} | {cell(shown)} |")
     return "\n".join(rows)
 
 
-def outputs_table(action: dict[str, Any]) -> str:
+def outputs_table(action: dict[str, Any], *, brief: bool = False) -> str:
     rows = ["| output | description |", "|---|---|"]
     for name, spec in action["outputs"].items():
-        rows.append(f"| `{name}` | {cell(spec.get('description', ''))} |")
+        description = spec.get("description", "")
+        rows.append(f"| `{name}` | {cell(first_sentence(description) if brief else description)} |")
     return "\n".join(rows)
 
 
@@ -100,6 +110,11 @@ def keys_table(rows: Mapping[str, fields.Field]) -> str:
 
 
 def readme_blocks(action: dict[str, Any]) -> dict[str, str]:
+    return {"inputs": inputs_table(action, brief=True),
+            "outputs": outputs_table(action, brief=True)}
+
+
+def inputs_blocks(action: dict[str, Any]) -> dict[str, str]:
     return {"inputs": inputs_table(action), "outputs": outputs_table(action)}
 
 
@@ -133,6 +148,7 @@ def main() -> int:
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     stale = []
     for path, blocks in ((ROOT / "README.md", readme_blocks(action)),
+                         (ROOT / "docs" / "inputs.md", inputs_blocks(action)),
                          (ROOT / "docs" / "configuration.md", configuration_blocks())):
         current = path.read_text()
         expected = render(current, blocks, path.name)

@@ -1,5 +1,5 @@
-"""Every `rocm-deps …` command README.md shows runs as written after the Quick start (from
-the clone, `.venv/bin/` as the README writes it) and exits as the README says."""
+"""Every `rocm-deps …` command README.md and the guide (docs/guide.md) show runs as written
+after the Quick start (from the clone, `.venv/bin/` as they write it) and exits as they say."""
 
 from __future__ import annotations
 
@@ -25,13 +25,20 @@ EXPECTED = {
 
 
 def readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = "\n".join((ROOT / name).read_text(encoding="utf-8")
+                      for name in ("README.md", "docs/guide.md"))
     spans = [" ".join(span.split()) for span in re.findall(r"`(\.venv/bin/rocm-deps [^`]+)`",
                                                              text)]
     blocks = [re.split(r"\s*(?:&&|\|\||;|#)", line[line.index(".venv/bin/rocm-deps"):])[0]
               for block in re.findall(r"```(?:sh|console|bash)\n(.*?)```", text, re.S)
               for line in block.splitlines() if ".venv/bin/rocm-deps" in line]
     return list(dict.fromkeys(blocks + spans))
+
+
+def test_the_readme_is_read_in_five_minutes() -> None:
+    """An adopter's front door: what it is, the workflow, the tables, security, versions;
+    everything else is in docs/."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8")) <= 12_000
 
 
 def test_the_readme_shows_exactly_the_commands_checked_here() -> None:
