@@ -62,16 +62,20 @@ def pip_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _nothing_left_in_the_system_temp_dir() -> Iterator[None]:
-    """Whatever the tool or a test creates goes below pytest's temporary directories: no
-    `rocm-deps*` entry (a sandbox, a PyGithub download, a lock) may stay in the system's."""
-    def ours() -> set[str]:
-        return {name for name in os.listdir(tempfile.gettempdir())
-                if name.startswith("rocm-deps")}
-
-    before = ours()
+def _nothing_left_in_the_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite's own temporary directory stands in for the system's (TMPDIR, for this
+    process and every child): no `rocm-deps*` entry (a sandbox, a PyGithub install, a lock)
+    may stay there. Another rocm-deps run on the machine (a README demo) cannot fail it."""
+    temporary = tmp_path_factory.mktemp("tmpdir")
+    saved = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = str(temporary), str(temporary)
     yield
-    assert ours() - before == set(), "left in the system temp dir"
+    os.environ.pop("TMPDIR")
+    if saved[0] is not None:
+        os.environ["TMPDIR"] = saved[0]
+    tempfile.tempdir = saved[1]
+    left = sorted(name for name in os.listdir(temporary) if name.startswith("rocm-deps"))
+    assert left == [], f"left in the temporary directory: {left}"
 
 
 @pytest.fixture(autouse=True)
