@@ -34,7 +34,7 @@ COMMIT_URL = f"https://github.com/sgl-project/sglang/pull/30421/commits/{SHA}"
 
 # (id, body, expected refs per dependency, error substring, warning substring)
 CASES = [
-    # ---- value forms (architecture §3 table) ----
+    # ---- value forms (docs/directives.md, the value table) ----
     ("pr-hash", "ci-sglang-pr: #30421", {"sglang": "refs/pull/30421/head"}, None, None),
     ("pr-pull-slash", "ci-sglang-pr: pull/12", {"sglang": PR}, None, None),
     ("pr-refs-pull-head", "ci-sglang-pr: refs/pull/12/head", {"sglang": PR}, None, None),
@@ -46,7 +46,11 @@ CASES = [
     ("pr-url-files", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/files",
      {"sglang": PR}, None, None),
     ("pr-url-commits", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/commits/ab1",
+     {}, "names a commit of pull request #12 with something glued to it", None),
+    ("pr-url-commits-list", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12/commits",
      {"sglang": PR}, None, None),
+    ("pr-url-commit-period", f"ci-sglang-pr: {COMMIT_URL}.", {"sglang": SHA},
+     None, "the URL ends before `.`"),
     ("pr-url-query", "ci-sglang-pr: https://github.com/sgl-project/sglang/pull/12?w=1",
      {"sglang": PR}, None, None),
     ("pr-url-other-repo", "ci-sglang-pr: https://github.com/fork/sglang/pull/12", {},

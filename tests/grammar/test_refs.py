@@ -1,4 +1,4 @@
-"""Value classification (architecture §3 value table) and the ref-name rules, directly."""
+"""Value classification (docs/directives.md, the value table) and the ref-name rules, directly."""
 
 from __future__ import annotations
 
@@ -41,6 +41,41 @@ def test_refused_values(value: str, message: str) -> None:
     result = classify(value, REPO)
     assert isinstance(result, ValueProblem)
     assert message in result.message
+
+
+PULL = f"https://github.com/{REPO}/pull/30421"
+
+
+@pytest.mark.parametrize(("value", "expected", "caution"), [
+    (f"{PULL}/commits/{SHA}.", RefSpec("commit", SHA, pr=30421, sha=SHA), "ends before `.`"),
+    (f"{PULL}/changes/{SHA}.", RefSpec("commit", SHA, pr=30421, sha=SHA), "ends before `.`"),
+    (f"{PULL}/files/{SHA}", RefSpec("commit", SHA, pr=30421, sha=SHA), None),
+    (f"{PULL}/commits/{SHA}),", RefSpec("commit", SHA, pr=30421, sha=SHA), "ends before `),`"),
+    (f"{PULL}/commits/{SHA}#diff-1", RefSpec("commit", SHA, pr=30421, sha=SHA), None),
+    (f"{PULL}.", RefSpec("pr", "refs/pull/30421/head", pr=30421), "ends before `.`"),
+    ("pull/30421/head", RefSpec("pr", "refs/pull/30421/head", pr=30421), None),
+    (f"https://github.com/{REPO}/tree/pull/30421/head",
+     RefSpec("pr", "refs/pull/30421/head", pr=30421), None),
+], ids=["commits-period", "changes-period", "files-sha", "paren-comma", "anchor",
+        "pull-period", "pull-head", "tree-pull-head"])
+def test_a_url_ends_where_githubs_autolinker_ends_it(value: str, expected: RefSpec,
+                                                     caution: str | None) -> None:
+    """A PR commit URL with a sentence's period is that commit, never the PR's moving head;
+    `pull/N/head` is pull request N (the merge guard applies), not a branch."""
+    result = classify(value, REPO)
+    assert isinstance(result, RefSpec), result
+    assert (result.kind, result.ref, result.pr, result.sha) == (
+        expected.kind, expected.ref, expected.pr, expected.sha)
+    assert (caution in (result.caution or "")) if caution else result.caution is None
+
+
+@pytest.mark.parametrize("value", [
+    f"{PULL}/commits/{SHA}.patch", f"{PULL}/commits/{SHA}~1", f"{PULL}/commits/{SHA}^",
+    f"{PULL}/files/{SHA}..{SHA}", f"{PULL}/changes/{SHA}.diff", f"{PULL}/commits/{SHA}/x",
+    "pull/30421/merge", "pull/30421/heads", "refs/pull/30421/merge",
+])
+def test_anything_glued_to_a_pull_requests_commit_is_an_error_never_its_head(value: str) -> None:
+    assert isinstance(classify(value, REPO), ValueProblem)
 
 
 @pytest.mark.parametrize(("ref", "reason"), [

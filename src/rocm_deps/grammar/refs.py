@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from rocm_deps.grammar.keys import REPOSITORY_NAME
@@ -113,16 +113,25 @@ def is_invisible(character: str) -> bool:
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGITS = re.compile(r"[0-9]+")
 _PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
-_PR_REF = re.compile(r"refs/pull/([0-9]+)/head")
+_PR_REF = re.compile(r"(?:refs/)?pull/([0-9]+)/head")
+# git reads `pull/N/…` as `refs/pull/N/…` (its ref DWIM): never a branch name here.
+_PULL_NAMESPACE = re.compile(r"(?:refs/)?pull/.*")
 _PR_CROSS = re.compile(rf"({REPOSITORY_NAME})#([0-9]+)")
 # A URL's tail (`/files`, `?w=1`, `#discussion_r1`) may use only these characters: the value
 # is copied into outputs that end up in other people's scripts.
 _URL_TAIL = r"(?:[/?#][A-Za-z0-9._~/?#=%+-]*)?"
-# A pull request's page: the PR (its conversation, `/files`, `/commits`, a comment's anchor),
-# or one of its commits (`/commits/<sha>`, `/changes/<sha>`): that commit, not the PR's head.
+# A page of one of a pull request's commits (`/commits/<sha>`, `/changes/<sha>`,
+# `/files/<sha>`): that commit, not the PR's head; what follows the segment is read by
+# _pull_commit, never taken as the PR.
+_PULL_COMMIT = re.compile(rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/pull/([0-9]+)/"
+                          r"(?:commits|changes|files)/(.+)")
+_COMMIT_AND_TAIL = re.compile(r"([0-9a-fA-F]{7,64})(?:[?#][A-Za-z0-9._~/?#=%+-]*)?")
+# What GitHub's autolinker leaves out of the end of a URL: sentence punctuation.
+_TRAILING_PUNCTUATION = ".,:;!?"
+# A pull request's page: the PR (its conversation, `/files`, `/commits`, a comment's anchor).
 _URL = re.compile(
     rf"https?://(?:www\.)?github\.com/({REPOSITORY_NAME})/"
-    rf"(?:pull/([0-9]+)(?:/(?:commits|changes)/([0-9a-fA-F]{{7,64}}))?{_URL_TAIL}"
+    rf"(?:pull/([0-9]+)(?!/(?:commits|changes|files)/){_URL_TAIL}"
     rf"|commit/([0-9a-fA-F]+){_URL_TAIL}"
     r"|tree/([^?#]+)(?:[?#][A-Za-z0-9._~/?#=%+-]*)?)"
 )
@@ -238,6 +247,9 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     if value.startswith("refs/") and not value.startswith(("refs/heads/", "refs/tags/")):
         return ValueProblem(f"`{value}` is not a supported ref; use `refs/heads/<branch>`, "
                             "`refs/tags/<tag>`, `#<number>` or a full commit SHA")
+    if _PULL_NAMESPACE.fullmatch(value):
+        return ValueProblem(f"`{value}` is not a form of a pull request that is supported: "
+                            f"write `#1234` (its head) for a pull request of {repository}")
     if "#" in value and not value.startswith(("refs/heads/", "refs/tags/")):
         return ValueProblem(f"`{value}` is not a recognised form; write `#1234` for a pull "
                             f"request of {repository}")
@@ -276,7 +288,54 @@ def _other_repository(named: str, repository: str, value: str) -> ValueProblem |
                         f"{repository}; only its own pull requests and commits can be tested")
 
 
+def _autolink_end(value: str) -> str:
+    """The URL as GitHub's autolinker ends it: trailing sentence punctuation, and a closing
+    parenthesis without an opening one, are not part of it."""
+    while value and (value[-1] in _TRAILING_PUNCTUATION or (
+            value[-1] == ")" and value.count(")") > value.count("("))):
+        value = value[:-1]
+    return value
+
+
 def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
+    linked = _autolink_end(value)
+    spec = _classify_linked_url(linked, repository)
+    if linked != value and isinstance(spec, RefSpec):
+        return replace(spec, caution=f"`{value}`: read as the link GitHub makes of it, "
+                                     f"{linked} (the URL ends before `{value[len(linked):]}`)")
+    return spec
+
+
+def _pull_commit(value: str, repository: str) -> RefSpec | ValueProblem | None:
+    """A page of one commit of a pull request: that commit exactly, or an error; never the
+    pull request's moving head. None when `value` is no such page."""
+    match = _PULL_COMMIT.fullmatch(value)
+    if match is None:
+        return None
+    named, digits, rest = match.groups()
+    problem = _other_repository(named, repository, value)
+    if problem:
+        return problem
+    pull = _pull_request(digits, value)
+    if isinstance(pull, ValueProblem):
+        return pull
+    commit = _COMMIT_AND_TAIL.fullmatch(rest)
+    if commit is None:
+        return ValueProblem(f"`{value}` names a commit of pull request #{pull.pr} with "
+                            f"something glued to it (`{rest[:60]}`); write the commit's full "
+                            f"SHA alone, or `#{pull.pr}` for the pull request's head")
+    sha = commit.group(1)
+    if not FULL_SHA_ANY_CASE.fullmatch(sha):
+        return ValueProblem(f"`{value}` names an abbreviated commit of pull request "
+                            f"#{pull.pr}; {full_sha_hint(sha)}")
+    # That commit, not the pull request's moving head; `pr` says where it is from.
+    return RefSpec("commit", sha.lower(), pr=pull.pr, sha=sha.lower())
+
+
+def _classify_linked_url(value: str, repository: str) -> RefSpec | ValueProblem:
+    pull_commit = _pull_commit(value, repository)
+    if pull_commit is not None:
+        return pull_commit
     match = _URL.fullmatch(value)
     other = _OTHER_PAGE.fullmatch(value) if not match else None
     if other is not None and _other_repository(other.group(1), repository, value) is None:
@@ -288,27 +347,14 @@ def _classify_url(value: str, repository: str) -> RefSpec | ValueProblem:
                             f"https://github.com/{repository}/pull/<number>, "
                             f"https://github.com/{repository}/commit/<full sha> or "
                             f"https://github.com/{repository}/tree/<branch>")
-    named, pr_digits, pr_commit, sha, tree = match.groups()
+    named, pr_digits, sha, tree = match.groups()
     problem = _other_repository(named, repository, value)
     if problem:
         return problem
-    if pr_digits is not None and pr_commit is not None:
-        pull = _pull_request(pr_digits, value)
-        if isinstance(pull, ValueProblem):
-            return pull
-        if not FULL_SHA_ANY_CASE.fullmatch(pr_commit):
-            return ValueProblem(f"`{value}` names an abbreviated commit of pull request "
-                                f"#{pull.pr}; {full_sha_hint(pr_commit)}")
-        # That commit, not the pull request's moving head; `pr` says where it is from.
-        return RefSpec("commit", pr_commit.lower(), pr=pull.pr, sha=pr_commit.lower())
     if pr_digits is not None:
         return _pull_request(pr_digits, value)
-    if tree is not None:  # the branch, tag or commit the page shows: as if written alone
-        spec = classify(tree, repository)
-        if isinstance(spec, RefSpec) and spec.kind == "pr":
-            return ValueProblem(f"`{value}` is not a branch, tag or commit page; use "
-                                f"https://github.com/{repository}/pull/{spec.pr}")
-        return spec
+    if tree is not None:  # the branch, tag, commit or PR head the page shows: as if written alone
+        return classify(tree, repository)
     if not FULL_SHA_ANY_CASE.fullmatch(sha):
         return ValueProblem(f"`{value}` names an abbreviated commit; {full_sha_hint(sha)}")
     return RefSpec("commit", sha.lower(), sha=sha.lower())
