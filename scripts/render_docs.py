@@ -1,8 +1,9 @@
 """Regenerate the documentation's generated blocks: the input and output tables from
-action.yml (brief in the README, whole in docs/inputs.md), and docs/configuration.md's built-in defaults and key tables from the
-configuration's rows (src/rocm_deps/config/fields.py and profiles.py).
+action.yml (brief in the README, whole in docs/inputs.md), and docs/configuration.md's
+built-in defaults and key tables from the configuration's rows
+(src/rocm_deps/config/fields.py and profiles.py).
 
-`python scripts/render_docs.py` rewrites both files in place; `--check` exits 1 (and says
+`python scripts/render_docs.py` rewrites the files in place; `--check` exits 1 (and says
 what to run) when either is not what its source would generate. CI runs `--check`.
 """
 
