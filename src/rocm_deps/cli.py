@@ -1,6 +1,6 @@
 """Command line (docs/architecture.md, *Command line and the documents*). Parses arguments, builds
-settings once (`settings`), dispatches,
-and maps errors to exit codes. Below `settings`, nothing reads `os.environ`."""
+settings once (`settings`), dispatches, and maps errors to exit codes. Below `settings`, nothing
+reads `os.environ`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every configuration key, once: one row per key of every table, with its type, default,
-choices or range and description (docs/architecture.md, *Configuration*).
+"""Every configuration key, once: one row per key of every table, with its type, default, choices or
+range and description (docs/architecture.md, *Configuration*).
 
 The loader's checks and their error texts, the "did you mean" for an unknown key, the
 dataclasses' defaults (`model`) and the key tables of docs/configuration.md

@@ -1,5 +1,5 @@
-"""Loading the configuration: a profile's built-in defaults, overridden key by key by a TOML
-file (docs/architecture.md, *Configuration*).
+"""Loading the configuration: a profile's built-in defaults, overridden key by key by a TOML file
+(docs/architecture.md, *Configuration*).
 
 Pure: reads one file, touches nothing else. Every key is checked against its row in
 `fields`; the checks here are the ones that relate keys to each other or to a name. Every

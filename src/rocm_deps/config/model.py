@@ -1,5 +1,5 @@
-"""The configuration as the rest of the tool reads it: frozen dataclasses whose defaults are
-the rows of `fields` (docs/architecture.md, *Configuration*)."""
+"""The configuration as the rest of the tool reads it: frozen dataclasses whose defaults are the
+rows of `fields` (docs/architecture.md, *Configuration*)."""
 
 from __future__ import annotations
 

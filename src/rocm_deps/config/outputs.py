@@ -1,8 +1,7 @@
 """The names of the action's step outputs (docs/architecture.md, *Action outputs*): the fixed ones,
-and those the
-configuration adds per dependency and per value. The commands' reports write them, the
-configuration keeps a value from taking another output's name, and a test holds
-`action.yml`'s outputs to `action_outputs` of the built-in configuration."""
+and those the configuration adds per dependency and per value. The commands' reports write them, the
+configuration keeps a value from taking another output's name, and a test holds `action.yml`'s
+outputs to `action_outputs` of the built-in configuration."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The documents that cross a boundary, one module each: `overrides` (resolve job -> GPU
-job), the `resolve`, `install` and `merge_check` reports, the `manifest` comment's data
-block, and `outputs`, the names of the action's outputs (docs/architecture.md, *Command line and
-the documents*, *Action outputs*).
+"""The documents that cross a job boundary, one module each: `overrides` (resolve job -> GPU
+job), the `resolve` and `install` reports (read again by `comment`), and the `manifest`
+comment's data block (docs/architecture.md, *Command line and the documents*).
 
 The writer and the reader of a format live in one module. Pure: no I/O, no runner, no git.
 The settings that flow *into* a command live in `rocm_deps.settings`.

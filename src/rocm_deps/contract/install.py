@@ -1,6 +1,6 @@
-"""The install report: per dependency, what was fetched, patched, built and verified, and
-the states every step can end in (docs/architecture.md, *The install pipeline*, *Command line and
-the documents*)."""
+"""The install report: per dependency, what was fetched, patched, built and verified, and the states
+every step can end in (docs/architecture.md, *The install pipeline*, *Command line and the
+documents*)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """The manifest: what each suite's last run tested, kept on the pull request (docs/architecture.md,
-*What was tested*).
-The comment's hidden data block (written by `comment`, read back by `merge-check
---require-tested`) with one section per suite, the install reports of other jobs it is
-built from (untrusted files, validated field by field), and the rows the comment shows.
-Pure, like the rest of `contract`."""
+*What was tested*). The comment's hidden data block (written by `comment`, read back by `merge-check
+--require-tested`) with one section per suite, the install reports of other jobs it is built from
+(untrusted files, validated field by field), and the rows the comment shows. Pure, like the rest of
+`contract`."""
 
 from __future__ import annotations
 

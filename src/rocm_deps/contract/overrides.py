@@ -1,5 +1,5 @@
-"""The `overrides` document: which ref each named dependency tests, from the resolve job to
-the GPU job (docs/architecture.md, *Command line and the documents*).
+"""The `overrides` document: which ref each named dependency tests, from the resolve job to the GPU
+job (docs/architecture.md, *Command line and the documents*).
 
 It travels through workflow outputs, where anyone with write access to the workflow could
 edit it: `Override.from_json` validates every field again before a ref can reach git's argv.

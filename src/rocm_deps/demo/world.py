@@ -3,11 +3,10 @@ versioned, what its repository holds, what the image build did to its clone, wha
 requests change), the ROCm patch, and the PR bodies of the demo's scenarios.
 
 It looks like the real thing where the real thing has bitten us (docs/architecture.md, *The
-problem*): SGLang takes
-its version from git tags and its image build edits the work tree (docker/rocm.Dockerfile:
-pyproject swap, a compiled part, a copied config file); Megatron-LM has a static version and
-carries the ROCm patch, applied to the file real Megatron-LM deleted upstream later.
-`sandbox.build` turns this into repositories; nothing there branches on a dependency name.
+problem*): SGLang takes its version from git tags and its image build edits the work tree
+(docker/rocm.Dockerfile: pyproject swap, a compiled part, a copied config file); Megatron-LM has a
+static version and carries the ROCm patch, applied to the file real Megatron-LM deleted upstream
+later. `sandbox.build` turns this into repositories; nothing there branches on a dependency name.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """GitHub API access (docs/architecture.md, *The GitHub API and the merge guard*): the only module
-that imports PyGithub, and only when a token
-is given (resolve/resolver.py imports this module lazily). PyGithub is used through its public
-API: `Github(timeout=, retry=)` and its requester; nothing of it is patched.
+that imports PyGithub, and only when a token is given (resolve/resolver.py imports this module
+lazily). PyGithub is used through its public API: `Github(timeout=, retry=)` and its requester;
+nothing of it is patched.
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises
 `ApiError` with a message for the PR author. What a merged PR or a missing ref *means* is

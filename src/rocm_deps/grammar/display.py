@@ -1,6 +1,5 @@
-"""What a shown line displays, letter by letter (docs/architecture.md, *Directives*): a directive
-is recognised
-by the text a reader sees, not by the Markdown written.
+"""What a shown line displays, letter by letter (docs/architecture.md, *Directives*): a directive is
+recognised by the text a reader sees, not by the Markdown written.
 
 The Markdown model (`markdown`) has already removed container markers, heading markers and
 hidden parts; what is left here is inline: a task list's box, emphasis and strong markers

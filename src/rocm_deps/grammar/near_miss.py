@@ -1,6 +1,5 @@
 """Near misses (docs/architecture.md, *Directives*): a line whose key is written almost right is an
-error that
-quotes it and says the exact line to write; a key in a sentence stays prose.
+error that quotes it and says the exact line to write; a key in a sentence stays prose.
 
 Pure: the configured keys in, a message (or None) out. `directives` asks for every shown line
 that is not a directive."""
@@ -20,8 +19,7 @@ Keyed = RefKey | ValueKey
 UNKNOWN_KEY = re.compile(r"ci-(?P<word>.{1,64})-pr", re.IGNORECASE)
 
 # A line whose key may be written almost right (docs/architecture.md, *Directives*, near misses):
-# markers, a word of
-# key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
+# markers, a word of key characters, a separator (`:`, `=`, ` - ` or blanks alone), the value.
 _NEAR_MISS_RE = re.compile(
     r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}(?P<glued>[-*+](?=[A-Za-z]))?"
     r"(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,100}?)"

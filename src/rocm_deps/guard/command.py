@@ -1,6 +1,6 @@
 """`rocm-deps merge-check`: the merge guard (docs/architecture.md, *The GitHub API and the merge
-guard*). Fails while a dependency pull request
-the description names is not merged, so the default branch never silently loses it."""
+guard*). Fails while a dependency pull request the description names is not merged, so the default
+branch never silently loses it."""
 
 from __future__ import annotations
 

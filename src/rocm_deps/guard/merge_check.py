@@ -1,6 +1,5 @@
 """The merge guard (docs/architecture.md, *The GitHub API and the merge guard*, `rocm-deps
-merge-check`): may this pull request merge, given
-the dependency changes its description names?
+merge-check`): may this pull request merge, given the dependency changes its description names?
 
 Directives exist to test against an unmerged dependency change. Merged while that change is
 still open, the pull request leaves the default branch testing the image's baseline without
@@ -219,10 +218,9 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
                    directives: Mapping[str, Directive], pulls: Mapping[str, PullInfo],
                    report: MergeCheckReport) -> None:
     """Beside the policy (docs/architecture.md, *What was tested*): in the section of every suite
-    checked (those
-    `--suite` names, else every suite the manifest comment holds), every commit the
-    description names must be the one that suite tested: a pull request's head now, a SHA
-    as written; a branch moves without a trace, so it cannot be confirmed."""
+    checked (those `--suite` names, else every suite the manifest comment holds), every commit the
+    description names must be the one that suite tested: a pull request's head now, a SHA as
+    written; a branch moves without a trace, so it cannot be confirmed."""
     document = tested_manifest(api, repository, number, settings.bot_login)
     if document == UNREADABLE:
         report.errors.append(Finding("error", (

@@ -1,7 +1,6 @@
 """The `prepare`, `pip` and `rebuild-check` steps of `STEPS` (install/pipeline.py): the `prepare`
-commands, `pip install -e` into the
-container's interpreter and the check of what it now imports, and the warning about
-compiled parts that pip does not rebuild."""
+commands, `pip install -e` into the container's interpreter and the check of what it now imports,
+and the warning about compiled parts that pip does not rebuild."""
 
 from __future__ import annotations
 
@@ -83,9 +82,9 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
 
 
 def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -> bool:
-    """Whether pip builds `directory` in an isolated environment (downloading the build
-    requirements from the index): `build-isolation`, and for `auto` whether the interpreter
-    under test has every requirement already (the `pip` step)."""
+    """Whether pip builds `directory` in an isolated environment (downloading the build requirements
+    from the index): `build-isolation`, and for `auto` whether the interpreter under test has every
+    requirement already (the `pip` step)."""
     policy = dependency.build_isolation
     if policy != "auto":
         return policy == "always"

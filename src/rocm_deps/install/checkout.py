@@ -1,6 +1,5 @@
 """The `fetch`, `checkout` and `submodules` steps of `STEPS` (install/pipeline.py): fetch (retried
-when the failure looks transient), check out
-and verify, update submodules."""
+when the failure looks transient), check out and verify, update submodules."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The `clean` step of `STEPS` (install/pipeline.py): before the reset, capture the image's commit
-and edits (once per
-clone) and say what the reset discards; then remove stale locks, forget the install record
-and reset the work tree."""
+and edits (once per clone) and say what the reset discards; then remove stale locks, forget the
+install record and reset the work tree."""
 
 from __future__ import annotations
 

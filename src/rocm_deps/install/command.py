@@ -1,6 +1,6 @@
 """`rocm-deps install`: put exactly the named dependency commits into the container
-(docs/architecture.md, *The install pipeline*). Without `--overrides*` it resolves the event
-itself first (single-job use)."""
+(docs/architecture.md, *The install pipeline*). Without `--overrides*` it resolves the event itself
+first (single-job use)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """One install at a time per clone (the `lock` step of install, docs/architecture.md *The install
-pipeline*): an exclusive `flock` on a file in the
-clone's git directory, held for the whole install of that clone.
+pipeline*): an exclusive `flock` on a file in the clone's git directory, held for the whole install
+of that clone.
 
 A second install on the same clone waits a bounded time, then fails naming the holder (the
 lock file says which process took it and when). The kernel releases the lock when its holder

@@ -1,5 +1,5 @@
-"""How pip is called (the `pip` step of `STEPS`): one argv for every install; its environment
-comes from `environment.pip_environment`."""
+"""How pip is called (the `pip` step of `STEPS`): one argv for every install; its environment comes
+from `environment.pip_environment`."""
 
 from __future__ import annotations
 

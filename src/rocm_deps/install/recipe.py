@@ -1,6 +1,5 @@
 """The `recipe` step of `STEPS` (install/pipeline.py): a dependency's recipe, what its image build
-did to the
-source tree, redone at the new commit (the reset before checkout undid it).
+did to the source tree, redone at the new commit (the reset before checkout undid it).
 
 SGLang's (`sglang-rocm`, its built-in default) is docker/rocm.Dockerfile's pyproject swap:
 `python/pyproject_other.toml` replaces `python/pyproject.toml`, so pip builds the ROCm

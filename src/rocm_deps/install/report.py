@@ -28,8 +28,8 @@ def outputs(report: InstallReport, config: Config) -> dict[str, str]:
 
 
 def summary(report: InstallReport) -> str:
-    """One narrow table first; timings, local changes and compiled parts in a collapsed
-    details block; errors as wrapped text (docs/architecture.md, *The install pipeline*)."""
+    """One narrow table first; timings, local changes and compiled parts in a collapsed details
+    block; errors as wrapped text (docs/architecture.md, *The install pipeline*)."""
     lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
     if not report.dependencies:
         lines.append("No dependency is named: every dependency keeps the image's copy.")

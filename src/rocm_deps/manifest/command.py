@@ -1,6 +1,5 @@
 """`rocm-deps comment`: put what this run tested on the pull request, as this suite's manifest
-comment
-(docs/architecture.md, *What was tested*) that `merge-check --require-tested` reads back."""
+comment (docs/architecture.md, *What was tested*) that `merge-check --require-tested` reads back."""
 
 from __future__ import annotations
 

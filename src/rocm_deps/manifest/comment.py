@@ -1,5 +1,5 @@
-"""What a run tested, kept on the pull request (docs/architecture.md, *What was tested*): the
-run's reports in, one manifest comment per suite out, and every suite's manifest read back for
+"""What a run tested, kept on the pull request (docs/architecture.md, *What was tested*): the run's
+reports in, one manifest comment per suite out, and every suite's manifest read back for
 `merge-check --require-tested`.
 
 The reports come from other jobs (under `workflow_run`, from an artifact a fork's workflow

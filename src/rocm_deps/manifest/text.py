@@ -1,5 +1,5 @@
-"""A suite's manifest comment (docs/architecture.md, *What was tested*): what the suite's last
-run tested, for the author and the reviewers; each suite writes a comment of its own.
+"""A suite's manifest comment (docs/architecture.md, *What was tested*): what the suite's last run
+tested, for the author and the reviewers; each suite writes a comment of its own.
 
 Everything quoted from a report (refs, values, patch names, versions, file names) is shown
 as an escaped code span: a hostile report can open no link, image or HTML. Links are built

@@ -1,5 +1,5 @@
-"""Markdown for job summaries: text quoted from input is escaped, so a quoted line can open
-no link, image or HTML (docs/architecture.md, *Trust*)."""
+"""Markdown for job summaries: text quoted from input is escaped, so a quoted line can open no link,
+image or HTML (docs/architecture.md, *Trust*)."""
 
 from __future__ import annotations
 

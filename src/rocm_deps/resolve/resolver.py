@@ -134,8 +134,8 @@ def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
 def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBody,
              report: ResolveReport) -> bool:
     """docs/architecture.md, *Trust*: under privileged events only trusted authors' directives are
-    honoured: the
-    refs, and the values the body may set (an image tag chooses code that runs too)."""
+    honoured: the refs, and the values the body may set (an image tag chooses code that runs
+    too)."""
     body_values = [value for value in settings.config.values
                    if value.name in parsed.values and value.from_body]
     if _author_trusted(settings, context) or not (parsed.directives or parsed.errors
@@ -156,8 +156,8 @@ def _trusted(settings: ResolveSettings, context: EventContext, parsed: ParsedBod
 
 
 def _author_trusted(settings: ResolveSettings, context: EventContext) -> bool:
-    """Whether this run's PR author may choose code that runs: always, but under privileged
-    events only for the trusted associations (docs/architecture.md, *Trust*)."""
+    """Whether this run's PR author may choose code that runs: always, but under privileged events
+    only for the trusted associations (docs/architecture.md, *Trust*)."""
     if not context.privileged:
         return True
     trusted = {association.upper() for association in settings.trusted_associations}

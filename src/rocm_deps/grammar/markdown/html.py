@@ -48,11 +48,10 @@ def escape_as_cmark(text: str) -> str:
 
 class Browser:
     """The state of an HTML tokenizer (the WHATWG HTML standard, *Tokenization*) over the HTML
-    GitHub produces, in
-    document order: comments, bogus comments (`<?`, `<!x`, `</1`) and tags, whose quoted
-    attribute values may run past their raw HTML. Text cmark writes is escaped, so only a
-    tag left open can be changed by it; markup cmark writes (`<p>`, `</li>`, …) is taken to
-    carry no quotes. Text inside raw `<pre>` or `<code>` is code, as in Markdown."""
+    GitHub produces, in document order: comments, bogus comments (`<?`, `<!x`, `</1`) and tags,
+    whose quoted attribute values may run past their raw HTML. Text cmark writes is escaped, so only
+    a tag left open can be changed by it; markup cmark writes (`<p>`, `</li>`, …) is taken to carry
+    no quotes. Text inside raw `<pre>` or `<code>` is code, as in Markdown."""
 
     def __init__(self) -> None:
         self.state = _DATA
