@@ -709,6 +709,20 @@ def test_a_bot_comment_whose_marker_and_data_name_other_suites_is_unreadable(
     assert "cannot be read" in result.stderr
 
 
+def test_an_unreadable_shared_comment_of_an_older_version_is_superseded_by_suite_comments(
+        comment: Run, guard: Guard, github: FakeGitHub) -> None:
+    version_1 = (f"{SHARED_MARKER}\nold\n" '<!-- rocm-deps:data {"version":1,"run":"",'
+                 '"tested":{}} -->')
+    github.repository("radixark/miles").add_comment(7, "github-actions[bot]", version_1)
+    unreadable = guard("ci-sglang-pr: #102")
+    assert unreadable.code == 1
+    assert "cannot be read" in unreadable.stderr  # alone, it blinds nothing: an error
+    assert comment("ci-sglang-pr: #102").code == 0
+    assert thread(github)[0]["body"] == version_1  # never written again
+    result = guard("ci-sglang-pr: #102")
+    assert result.code == 0, result.stderr  # the suite's own comment is what counts now
+
+
 @pytest.mark.parametrize("name", ["ROCm `x`", "a | b", "<!-- x -->", " ", "x" * 101, "a\nb"])
 def test_a_workflow_name_that_cannot_name_a_suite_is_refused(
         comment: Run, github: FakeGitHub, name: str) -> None:

@@ -29,7 +29,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
     tested = collect(settings, api)
-    written = upsert(api, tested, manifest_report.comment_body, settings.bot_login)
+    written = upsert(api, tested, manifest_report.comment_body(tested), settings.bot_login)
     action, ignored = written.action, written.ignored
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "

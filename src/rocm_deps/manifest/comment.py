@@ -11,7 +11,7 @@ so two suites never overwrite each other's tested commits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -211,18 +211,25 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
                          f"{error}") from None
     shared: dict[str, Manifest] = {}
     own: dict[str, Manifest] = {}
-    found = False
+    found = unreadable_shared = False
     for comment in comments:
         if comment.author != author or not comment.body.startswith(MARKER_PREFIX):
             continue
         suite = marked_suite(comment.body)
         document = read_manifest(comment.body)
+        if suite == "" and document is None:
+            unreadable_shared = True  # a shared comment of an older version: see below
+            continue
         if suite is None or document is None or (suite and set(document.suites) != {suite}):
             return UNREADABLE
         found = True
         target = own if suite else shared
         for name, manifest in document.suites.items():
             target.setdefault(name, manifest)  # the oldest comment of a suite counts
+    # A shared comment nobody can read blinds nothing once the suites write their own (it is
+    # never written again); before that, it is unreadable.
+    if unreadable_shared and not own:
+        return UNREADABLE
     return ManifestDocument({**shared, **own}) if found else None
 
 
@@ -233,16 +240,15 @@ class Written:
     ignored: list[int]  # look-alike comments by others, left alone
 
 
-def upsert(api: GitHubApi, run: ManifestRun, render: Callable[[ManifestRun], str],
-           author: str) -> Written:
-    """Create or update `run`'s suite comment. Nothing named and no comment yet: no comment."""
+def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
+    """Create or update `run`'s suite comment with `body`. Nothing named and no comment yet:
+    no comment."""
     from rocm_deps.github.api import ApiError
 
     try:
         comments = api.comments(run.repository, run.number)
         own = own_manifest(comments, author, run.suite)
         ignored = [comment.id for comment in look_alikes(comments, author)]
-        body = render(run)
         if own is None:
             if not run.rows:
                 return Written("not needed", body, ignored)
