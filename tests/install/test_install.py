@@ -510,7 +510,8 @@ def test_pip_runs_isolated_from_the_workspace_and_python_variables(
                      "false")
     assert result.code == 0, result.stderr
     with_variables = cli("install", "--config", str(box.config), "--overrides",
-                         overrides(sglang="main"), "--workspace", str(box.workspace),
+                         overrides(sglang="main", megatron="refs/pull/202/head"),
+                         "--workspace", str(box.workspace),
                          "--python", box.python,
                          env={"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "json.py")})
     assert with_variables.code == 0, with_variables.stderr

@@ -12,7 +12,11 @@ from rocm_deps.contract.overrides import REPORT_VERSION, Source
 PatchState = Literal["applied", "already-present", "missing-target", "ambiguous",
                      "incompatible", "planned"]
 BuildIsolationState = Literal["isolated", "not isolated"]
-DependencyState = Literal["installed", "up-to-date", "failed", "planned"]
+# "image": not named, and at the image's copy (never moved by this tool, or returned to it by
+# an earlier run and unchanged since); "restored": not named, and returned to the image's copy
+# now (an earlier run had installed something else); "absent": not named, no clone at its path.
+DependencyState = Literal["installed", "up-to-date", "failed", "planned", "image", "restored",
+                          "absent"]
 WorkspaceState = Literal["not needed", "not needed (all dependencies up to date)",
                          "skipped (a dependency failed)", "disabled", "installed", "failed",
                          "planned"]
@@ -37,6 +41,11 @@ INSTALLED: DependencyState = "installed"
 UP_TO_DATE: DependencyState = "up-to-date"
 FAILED: DependencyState = "failed"
 PLANNED_INSTALL: DependencyState = "planned"
+IMAGE: DependencyState = "image"
+RESTORED: DependencyState = "restored"
+ABSENT: DependencyState = "absent"
+# What the workspace install does not need to follow: nothing changed in the interpreter.
+UNCHANGED: tuple[DependencyState, ...] = (IMAGE, ABSENT)
 
 WORKSPACE_FAILED: WorkspaceState = "failed"
 

@@ -19,8 +19,10 @@ from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref
 # The version of the resolve and install reports and of the `overrides` document.
 REPORT_VERSION = 1
 
-Source = Literal["dispatch", "body", "lock", "default", "overrides"]
-SOURCES: tuple[Source, ...] = get_args(Source)
+# "image": nothing named the dependency, and install keeps (or returns) it at the image's copy;
+# never in an overrides document.
+Source = Literal["dispatch", "body", "lock", "default", "overrides", "image"]
+SOURCES: tuple[Source, ...] = tuple(source for source in get_args(Source) if source != "image")
 # Precedence of docs/architecture.md, *Directives*, highest first; `named_by` is the highest source
 # in use.
 PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "lock", "default")

@@ -10,6 +10,10 @@ from rocm_deps.install.job import Context, Job, StepFailed
 def fetch(context: Context, job: Job) -> None:
     dependency, override, git = job.dependency, job.override, job.git
     target = override.sha or override.ref
+    if job.restoring and job.record is not None and git.commit_of(target) == target:
+        context.runner.info(f"{dependency.name}: the image's commit {target} is in the clone; "
+                            f"nothing to fetch")
+        return
     depth = dependency.fetch_depth
     if depth == 0 and job.record is not None and git.is_shallow():
         depth = 1  # deepening a shallow clone to full history is not what it was made for

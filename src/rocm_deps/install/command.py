@@ -35,10 +35,11 @@ def run(settings: InstallSettings, runner: Runner) -> int:
         overrides = resolved.overrides
     installer = Installer(settings, runner)
     report = InstallReport(settings.dry_run, settings.python)
+    # Every configured dependency: what is named is installed; what is not is held to (or
+    # returned to) the image's copy, so the report never claims a state it did not check.
     for dependency in settings.config.dependencies:
-        override = overrides.get(dependency.name)
-        if override is not None:
-            report.dependencies[dependency.name] = installer.install_one(dependency, override)
+        report.dependencies[dependency.name] = installer.install_one(
+            dependency, overrides.get(dependency.name))
     report.workspace = installer.install_workspace(report)
     publish(runner, install_report.outputs(report, settings.config),
             install_report.summary(report), report.to_json(),

@@ -99,6 +99,9 @@ class Job:
     record: RecordFile | None
     configured_patches: list[PatchFile]
     image: ImageState | None = None
+    # Not named: the install returns the clone and the interpreter to the image's copy, the
+    # image's commit with the image's own edits (and none of the configured patches).
+    restoring: bool = False
 
     @property
     def image_file(self) -> ImageStateFile | None:
@@ -106,12 +109,16 @@ class Job:
 
     @property
     def patches(self) -> list[PatchFile]:
-        """The configured patches, then the image's replayed edits when asked for."""
+        """The configured patches, then the image's replayed edits when asked for; when
+        restoring the image's copy, its edits alone."""
         image = self.image
-        if (self.dependency.local_changes != "reapply" or image is None
-                or image.changes is None):
+        replay = ([PatchFile(REPLAY_LABEL, image.changes)]
+                  if image is not None and image.changes is not None else [])
+        if self.restoring:
+            return replay
+        if self.dependency.local_changes != "reapply":
             return self.configured_patches
-        return [*self.configured_patches, PatchFile(REPLAY_LABEL, image.changes)]
+        return [*self.configured_patches, *replay]
 
     def request(self, context: Context) -> Request:
         """What this install is asked to do: equal requests give equal results."""

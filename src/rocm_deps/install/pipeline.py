@@ -18,9 +18,13 @@ from pathlib import Path
 
 from rocm_deps.config import DependencyConfig
 from rocm_deps.contract.install import (
+    ABSENT,
     FAILED,
+    IMAGE,
     INSTALLED,
     PLANNED_INSTALL,
+    RESTORED,
+    UNCHANGED,
     UP_TO_DATE,
     DependencyReport,
     InstallReport,
@@ -69,15 +73,27 @@ class Installer:
         self._records: dict[str, RecordFile] = {}
         self._workspace_done: dict[str, bool] = {}
 
-    def install_one(self, dependency: DependencyConfig, override: Override) -> DependencyReport:
-        report = DependencyReport(dependency.name, override.source, override.ref, override.sha)
-        with self.runner.group(f"{dependency.name}: {override.raw} → {override.ref}"):
+    def install_one(self, dependency: DependencyConfig,
+                    override: Override | None) -> DependencyReport:
+        """Install `override` into `dependency`'s clone and the interpreter; when nothing names
+        the dependency (None), make sure both hold the image's copy."""
+        wanted = override or _image_copy(dependency.name)
+        report = DependencyReport(dependency.name, wanted.source, wanted.ref, wanted.sha)
+        title = (f"{dependency.name}: {wanted.raw} → {wanted.ref}" if override else
+                 f"{dependency.name}: not named, the image's copy")
+        with self.runner.group(title):
             try:
                 try:
-                    if self.settings.dry_run and not Path(dependency.path).exists():
-                        self._walk(self._job_without_clone(dependency, override, report))
+                    if override is None and not Path(dependency.path).is_dir():
+                        report.state = ABSENT
+                        self.runner.info(f"{dependency.name}: not named, and there is no clone "
+                                         f"at {dependency.path}: nothing to keep")
+                    elif self.settings.dry_run and not Path(dependency.path).exists():
+                        self._walk(self._job_without_clone(dependency, wanted, report))
                     else:
-                        self._install(self._open(dependency, override, report))
+                        job = self._open(dependency, wanted, report)
+                        job.restoring = override is None
+                        self._install(job)
                 except OSError as error:  # disk full, read-only file system, ...
                     raise StepFailed("environment", _environment_failure(error)) from None
             except StepFailed as failure:
@@ -116,6 +132,8 @@ class Installer:
         assert image_file is not None
         job.image = image_file.load()
         job.report.image_commit = job.image.commit if job.image else None
+        if job.restoring and not self._towards_the_image(job):
+            return
         record = job.record.load()
         if self._up_to_date(job, record):
             assert record is not None
@@ -128,17 +146,38 @@ class Installer:
             self._records[job.dependency.name] = job.record
             self._workspace_done[job.dependency.name] = False
 
+    def _towards_the_image(self, job: Job) -> bool:
+        """Not named: whether the clone must be returned to the image's copy. A clone whose
+        image state was never captured was never reset by this tool, so neither it nor its
+        install in the interpreter was ever changed: it is the image's copy. Otherwise the job
+        now asks for the image's commit."""
+        if job.image is None:
+            head = job.git.commit_of("HEAD")
+            job.report.state, job.report.commit = IMAGE, head
+            self.runner.info(f"{job.dependency.name}: not named; the clone was never changed "
+                             f"by rocm-deps: the image's copy at {head}")
+            return False
+        job.override = _image_copy(job.dependency.name, job.image.commit)
+        job.report.ref = job.report.sha = job.image.commit
+        return True
+
     def _walk(self, job: Job) -> None:
         """`STEPS`: the same list for a run, a dry run and a plan without the clone."""
         for step in STEPS:
             job.report.steps.append(step.name)
             with job.timed(step.phase):
                 step.run(self.context, job)
-        job.report.state = PLANNED_INSTALL if self.settings.dry_run else INSTALLED
+        job.report.state = (PLANNED_INSTALL if self.settings.dry_run else
+                            RESTORED if job.restoring else INSTALLED)
+        if job.restoring and not self.settings.dry_run:
+            self.runner.warning(f"{job.dependency.name}: not named, but an earlier run had "
+                                f"installed another commit: returned the clone and the "
+                                f"interpreter to the image's copy at {job.override.ref}",
+                                title=f"rocm-deps: {job.dependency.name} restored")
 
     def _skip(self, job: Job, record: Record) -> None:
         report, name = job.report, job.dependency.name
-        report.state, report.commit = UP_TO_DATE, record.commit
+        report.state, report.commit = (IMAGE if job.restoring else UP_TO_DATE), record.commit
         report.patches = list(record.patches)
         assert job.record is not None
         self._records[name] = job.record
@@ -214,14 +253,15 @@ class Installer:
                    for patch in job.patches if patch.label in record.present_patches)
 
     def install_workspace(self, report: InstallReport) -> WorkspaceState:
-        if not report.dependencies:
+        if all(dep.state in UNCHANGED for dep in report.dependencies.values()):
             return "not needed"
         if report.failed:
             return "skipped (a dependency failed)"
         if not self.settings.config.install.workspace_install:
             return "disabled"
-        if all(dep.state == UP_TO_DATE for dep in report.dependencies.values()):
-            if all(self._workspace_done.get(name) for name in report.dependencies):
+        if all(dep.state in (UP_TO_DATE, *UNCHANGED) for dep in report.dependencies.values()):
+            if all(self._workspace_done.get(name) for name, dep in report.dependencies.items()
+                   if dep.state == UP_TO_DATE):
                 return "not needed (all dependencies up to date)"
             self.runner.info("every dependency is up to date, but the workspace install after "
                              "them did not succeed last time: installing it again")
@@ -244,6 +284,13 @@ class Installer:
                 self.runner.error(failure.message, title="rocm-deps: workspace install failed")
                 return "failed"
         return "planned" if self.settings.dry_run else "installed"
+
+
+def _image_copy(name: str, commit: str | None = None) -> Override:
+    """What a dependency that nothing names is held to: the image's commit (None until the
+    clone's image state is read)."""
+    return Override(name, "commit", commit or "the image's copy", "image", "not named",
+                    sha=commit)
 
 
 def _left_at(report: DependencyReport) -> str:

@@ -16,12 +16,15 @@ from rocm_deps.reports.output import compact_json
 
 
 def outputs(report: InstallReport, config: Config) -> dict[str, str]:
+    """`<name>_sha` and `patches` for the named dependencies (the unnamed ones keep the
+    image's copy: empty, as resolve writes them); every dependency in `report`."""
+    named = {name: dep for name, dep in report.dependencies.items() if dep.source != "image"}
     values = {}
     for dependency in config.dependencies:
-        installed = report.dependencies.get(dependency.name)
+        installed = named.get(dependency.name)
         values[sha_output(dependency.name)] = (installed.commit or "") if installed else ""
     patch_states = {name: {outcome.patch: outcome.state for outcome in dep.patches}
-                    for name, dep in report.dependencies.items()}
+                    for name, dep in named.items()}
     values[PATCHES] = compact_json(patch_states)
     values[REPORT] = compact_json(report.to_json())
     return values
@@ -32,8 +35,10 @@ def summary(report: InstallReport) -> str:
     block; errors as wrapped text (docs/architecture.md, *The install pipeline*)."""
     lines = ["### rocm-deps install" + (" (dry run)" if report.dry_run else ""), ""]
     if not report.dependencies:
-        lines.append("No dependency is named: every dependency keeps the image's copy.")
+        lines.append("No dependency is configured.")
         return "\n".join(lines)
+    if all(dep.source == "image" for dep in report.dependencies.values()):
+        lines += ["No dependency is named: every dependency keeps the image's copy.", ""]
     rows = []
     for name, dep in report.dependencies.items():
         patches = "<br>".join(markdown_cell(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}")
@@ -108,9 +113,8 @@ def _first_of(names: list[str]) -> list[str]:
 
 
 def text(report: InstallReport) -> str:
-    if not report.dependencies:
-        return "nothing named: no dependency installed"
-    lines = []
+    lines = (["nothing named: every dependency at the image's copy"]
+             if all(dep.source == "image" for dep in report.dependencies.values()) else [])
     for name, dep in report.dependencies.items():
         patches = "; ".join(f"{o.patch}: {o.state}" for o in dep.patches) or "no patches"
         where = f" at step {dep.failed_step}" if dep.failed_step else ""
