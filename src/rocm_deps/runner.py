@@ -26,9 +26,10 @@ OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 MAX_SUMMARY_BYTES = 1024 * 1024 - 16 * 1024
 
 
-# Control characters but tab and the line ends: a NUL or an escape sequence quoted from the
-# PR body or a clone's file names must not reach the log or the summary as a raw byte.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters but tab and the line ends, C1 controls included: a NUL or an escape
+# sequence quoted from the PR body or a clone's file names must not reach the log or the
+# summary as a raw byte.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def show_controls(text: str) -> str:
@@ -36,18 +37,22 @@ def show_controls(text: str) -> str:
     return _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
 
 
-_LINE_BREAK = re.compile(r"\r\n?|\n")
-# What the runner reads as a command: `::name …` at a line's start (after blanks), and the
-# legacy `##[name]` anywhere in a line.
-_COMMAND_START = re.compile(r"^([ \t]*)::", re.MULTILINE)
+# Every line break a reader or a runner may honour: CR, LF, NEL, the line and paragraph
+# separators.
+_LINE_BREAK = re.compile("\r\n?|[\n\x85\u2028\u2029]")
+# What the runner reads as a command: `::name …` at a line's start after any Unicode
+# whitespace (actions/runner trims it all before it looks), and the legacy `##[name]`
+# anywhere in a line.
+_COMMAND_START = re.compile(r"^([^\S\n]*)::", re.MULTILINE)
 _LEGACY_COMMAND = re.compile(r"##\[")
 
 
 def neutralise(text: str) -> str:
     """Text that is not ours (commit subjects, git's and pip's messages, versions, file
-    names) as the log may show it: a CR starts a line, as the runner reads it; a line that
-    would start with `::` starts with `> ::`, and `##[` is written `## [`, so none of it can
-    be read as a workflow command."""
+    names) as the log may show it: every line break (CR, NEL, U+2028, U+2029) starts a line,
+    as a runner may read it; a line that would start with `::` after whitespace of any kind
+    starts with `> ::`, and `##[` is written `## [`, so none of it can be read as a workflow
+    command."""
     text = _LINE_BREAK.sub("\n", text)
     return _LEGACY_COMMAND.sub("## [", _COMMAND_START.sub(r"\1> ::", text))
 

@@ -77,3 +77,36 @@ def test_every_look_alike_of_every_key_character_is_an_error() -> None:
         if parsed.directives or f"U+{ord(character):04X}" not in messages:
             silent.append((f"U+{ord(character):04X}", plain, messages[:80]))
     assert silent == []
+
+
+def colon_like_characters() -> list[str]:
+    """Every punctuation mark or symbol whose Unicode name says it is a colon or two dots:
+    found by name here, independently of the rule the grammar applies."""
+    found = []
+    for code in range(0x80, 0x30000):
+        character = chr(code)
+        name = unicodedata.name(character, "")
+        if unicodedata.category(character)[0] in "PS" and any(
+                word in name for word in ("COLON", "TWO DOT", "RATIO")):
+            found.append(character)
+    return found
+
+
+COLON_LIKE = colon_like_characters()
+
+
+def test_the_colon_like_characters_are_many() -> None:
+    assert len(COLON_LIKE) > 30  # the rule is held to dozens, not to three examples
+
+
+@pytest.mark.parametrize("separator", [
+    "\u05c3", "\u2025", "\u1365", "\u0589", "\ua789", "\ufe13", "\ufe55", "\uff1a", "\u2236",
+    "\u1361", *COLON_LIKE])
+def test_a_character_drawn_as_a_colon_after_a_key_is_an_error_never_silence(
+        separator: str) -> None:
+    parsed = parse_body(f"ci-sglang-pr{separator} #12", DEPENDENCIES)
+    assert parsed.directives == {}
+    errors = [finding for finding in parsed.findings if finding.level == "error"]
+    assert len(errors) == 1, parsed.findings
+    assert f"U+{ord(separator):04X}" in errors[0].message
+    assert "this reads as `ci-sglang-pr:`" in errors[0].message

@@ -30,7 +30,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
     show_invisible,
 )
-from rocm_deps.grammar.spelling import fold
+from rocm_deps.grammar.spelling import fold, fold_separator
 from rocm_deps.grammar.values import check_value
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -275,10 +275,15 @@ class _Parser:
         None when the part before the value is plain."""
         if line.isascii():
             return None
-        pieces = [(character, fold(character)) for character in line]
-        folded = "".join(piece for _, piece in pieces)
-        match = _DIRECTIVE_LINE_RE.fullmatch(folded)
-        if match is None or not self._is_key(match.group("key")):
+        # The confusables data lacks many characters drawn as a colon (U+05C3, U+2025,
+        # U+1365, ...): when the fold finds no key, any non-ASCII punctuation or symbol is
+        # read as the colon it may be drawn as.
+        for folding in (fold, fold_separator):
+            pieces = [(character, folding(character)) for character in line]
+            match = _DIRECTIVE_LINE_RE.fullmatch("".join(piece for _, piece in pieces))
+            if match is not None and self._is_key(match.group("key")):
+                break
+        else:
             return None
         suspects, position = [], 0
         for character, piece in pieces:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from rocm_deps.grammar.keys import KEY_CHARACTERS
+
 
 def one_edit(written: str, key: str) -> bool:
     """Whether `written` is `key` with one letter added, dropped or changed, or two adjacent
@@ -43,3 +45,13 @@ def fold(character: str) -> str:
     if unicodedata.category(character) == "Mn":
         return ""
     return unicodedata.normalize("NFKC", character)
+
+
+def fold_separator(character: str) -> str:
+    """`fold`, with every other non-ASCII punctuation mark or symbol read as `:`: where a
+    key's colon belongs, a character drawn as two dots is the colon the author meant."""
+    folded = fold(character)
+    if character.isascii() or unicodedata.category(character)[0] not in "PS" or (
+            len(folded) == 1 and folded in KEY_CHARACTERS):
+        return folded
+    return ":"
