@@ -73,9 +73,17 @@ def test_document_without_kind_is_read_as_commit_or_ref() -> None:
     ({"sglang": {"ref": "main", "raw": 5}}, "`raw` must be a string"),
     ({"sglang": {"ref": "main", "line": True}}, "`line` must be a positive integer or null"),
     ({"sglang": {"ref": "main", "pr": 0}}, "`pr` must be a positive integer or null"),
+    ({"sglang": {"ref": "main", "kind": "pr", "pr": 5}}, "a `pr` override fetches"),
+    ({"sglang": {"ref": "refs/pull/6/head", "kind": "pr", "pr": 5}}, "a `pr` override fetches"),
+    ({"sglang": {"ref": "refs/pull/5/head", "kind": "pr"}}, "a `pr` override fetches"),
+    ({"sglang": {"ref": "main", "kind": "ref", "pr": 5}}, "never a pull request"),
+    ({"sglang": {"ref": "refs/pull/5/head", "kind": "ref"}}, "never a pull request"),
+    ({"sglang": {"ref": "image", "source": "image"}}, "`source` must be one of dispatch"),
 ], ids=["not-an-object", "report-version", "unknown-dependency", "entry-not-object",
         "option-ref", "uppercase-sha", "unknown-kind", "commit-not-sha", "short-not-expanded",
-        "commit-sha-differs", "unknown-source", "raw-type", "line-bool", "pr-zero"])
+        "commit-sha-differs", "unknown-source", "raw-type", "line-bool", "pr-zero",
+        "pr-kind-branch-ref", "pr-kind-other-number", "pr-kind-no-number", "ref-kind-with-pr",
+        "ref-kind-pull-ref", "image-source"])
 def test_invalid_documents_are_usage_errors(document: object, message: str) -> None:
     with pytest.raises(UsageError) as caught:
         overrides_from_json(document, NAMES, "test")

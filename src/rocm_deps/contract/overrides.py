@@ -78,9 +78,17 @@ class Override:
         if not isinstance(raw, str):
             raise fail("`raw` must be a string")
         raw = without_lone_surrogates(raw)  # JSON can hold one; no UTF-8 channel can
+        pr = _optional_int(entry.get("pr"), "pr", fail)
+        # The kind, the ref and the pull request say one thing: a document that says two
+        # (`kind: pr, pr: 5, ref: main`) would test one and guard the other.
+        if kind == "pr" and (pr is None or ref != f"refs/pull/{pr}/head"):
+            raise fail(f"a `pr` override fetches `refs/pull/<pr>/head` of its `pr`; got ref "
+                       f"{ref!r} and pr {pr!r}")
+        if kind == "ref" and (pr is not None or ref.startswith(("refs/pull/", "pull/"))):
+            raise fail(f"a `ref` override names a branch or tag, never a pull request; got ref "
+                       f"{ref!r} and pr {pr!r}")
         return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
-                   line=_optional_int(entry.get("line"), "line", fail),
-                   pr=_optional_int(entry.get("pr"), "pr", fail))
+                   line=_optional_int(entry.get("line"), "line", fail), pr=pr)
 
 
 def _optional_int(value: object, key: str, fail: Callable[[str], UsageError]) -> int | None:
