@@ -109,7 +109,13 @@ def test_failed_action_raises_with_git_message(tmp_path: Path) -> None:
     ("fatal: early EOF\nfatal: index-pack failed", False),
     ("error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502", False),
     ("fatal: unable to access '...': Operation timed out after 300000 milliseconds", False),
+    ("fatal: transport 'ext' not allowed\nfatal: clone of 'ext::sh -c x' into submodule path "
+     "'/w/lib' failed", True),
+    ("fatal: invalid value for 'submodule.lib.update'", True),
+    ("error: something git has never said before", True),
+    ("fatal: read error: Connection reset by peer", False),
 ], ids=["missing-ref", "missing-repository", "file-transport", "disk-full", "read-only",
-        "quota", "dns", "early-eof", "http-502", "timeout"])
+        "quota", "dns", "early-eof", "http-502", "timeout", "ext-transport",
+        "invalid-submodule-update", "unknown", "connection-reset"])
 def test_failure_classification(stderr: str, permanent: bool) -> None:
     assert is_permanent_fetch_failure(stderr) is permanent

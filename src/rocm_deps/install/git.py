@@ -37,13 +37,43 @@ PERMANENT_FETCH_FAILURES = (
     "unadvertised object",
     "terminal prompts disabled",
     "does not exist",                 # fatal: repository '...' does not exist
-    "transport 'file' not allowed",   # protocol.file.allow: a setting, not a hiccup
+    "not allowed",                    # transport 'file'/'ext' not allowed: a setting
     "no space left on device",
     "disk quota exceeded",
     "read-only file system",
     "would be overwritten by checkout",
 )
 
+
+# stderr fragments of failures the network causes, the only ones worth another attempt:
+# name resolution, timeouts, dropped connections, server errors.
+TRANSIENT_FAILURES = (
+    "could not resolve host",
+    "temporary failure in name resolution",
+    "name or service not known",
+    "timed out",
+    "connection reset",
+    "connection refused",
+    "connection closed",
+    "network is unreachable",
+    "no route to host",
+    "early eof",
+    "unexpected disconnect",
+    "the remote end hung up",
+    "could not read from remote repository",  # a dropped connection (a missing one says more)
+    "rpc failed",
+    "returned error: 5",
+    "internal server error",
+    "bad gateway",
+    "service unavailable",
+    "transfer closed",
+    "read error",
+    "broken pipe",
+    "gnutls",
+    "ssl",
+    "index-pack failed",
+    "bad pack header",
+)
 
 # Where `fetch` stores what it fetched (outside refs/heads and refs/tags: no branch or tag
 # of the clone is touched).
@@ -75,8 +105,12 @@ class RetryPolicy:
 
 
 def is_permanent_fetch_failure(stderr: str) -> bool:
+    """Whether another attempt cannot help: a failure git names as permanent, or one that does
+    not look like the network's (an invalid submodule `update` value, a refused transport):
+    only network-shaped failures are retried."""
     lowered = stderr.casefold()
-    return any(fragment in lowered for fragment in PERMANENT_FETCH_FAILURES)
+    return (any(fragment in lowered for fragment in PERMANENT_FETCH_FAILURES)
+            or not any(fragment in lowered for fragment in TRANSIENT_FAILURES))
 
 
 class Git:
