@@ -34,7 +34,7 @@ def test_install_inputs_are_the_options_the_command_line_gives() -> None:
         from_cli.values.get(name) for name in names]
     assert from_action.flag("dry-run") is True
     assert from_action.flag("workspace-install") is False
-    assert from_action.text("body-source") == "event"  # empty: the one default
+    assert from_action.text("body-source") == "auto"  # empty: the one default
 
 
 @pytest.mark.parametrize(("dry_run", "planned"), [
@@ -48,7 +48,7 @@ def test_dry_run_accepts_true_and_false_in_any_case(dry_run: str, planned: bool)
     ("dry_run", "1", "Input 'dry-run' has invalid value '1'."),
     ("workspace_install", "on", "Input 'workspace-install' has invalid value 'on'."),
     ("body_source", "comment", "Input 'body-source' has invalid value 'comment'. Expected one "
-                               "of: event, api."),
+                               "of: auto, event, api."),
 ], ids=["dry-run-yes", "dry-run-1", "workspace-install-on", "body-source"])
 def test_invalid_values_name_the_input(name: str, value: str, message: str) -> None:
     with pytest.raises(UsageError) as caught:

@@ -21,7 +21,8 @@ Command = Literal["resolve", "install", "merge-check", "comment", "demo"]
 COMMANDS: tuple[Command, ...] = get_args(Command)
 ACTION_COMMANDS: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
 OutputFormat = Literal["text", "json"]
-BodySource = Literal["event", "api"]
+# auto: merge-check reads the live body when it has a token, resolve and install the event's.
+BodySource = Literal["auto", "event", "api"]
 Policy = Literal["require-merged", "forbid-overrides", "warn"]
 Scenario = Literal["pull-requests", "missing-target"]
 DEFAULT_TRUSTED = "OWNER,MEMBER,COLLABORATOR"
@@ -72,8 +73,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("body-file", (*_BODY, "merge-check"), "read the PR body from this file instead of "
            "the event", "F", action=False),
     Option("body-source", (*_BODY, "merge-check"), "api: read the PR body from the GitHub API "
-           "(needs a token): a re-run then judges the current description",
-           default="event", choices=get_args(BodySource)),
+           "(needs a token): a re-run then judges the current description; event: the "
+           "payload's; auto: api for merge-check when it has a token, else event",
+           default="auto", choices=get_args(BodySource)),
     Option("trusted-associations", _BODY, "author associations whose directives are honoured "
            "under pull_request_target / workflow_run / issue_comment", "LIST",
            default=DEFAULT_TRUSTED),

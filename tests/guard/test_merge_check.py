@@ -52,6 +52,8 @@ def merge_check(cli: Cli, tmp_path: Path, write_event: EventWriter,
                payload: Mapping[str, object] | None = None, event: str = "pull_request",
                token: bool = True) -> CliResult:
         path = write_event(body, number=7, repository="radixark/miles", payload=payload)
+        if body is not None:  # what the API answers now: the body as the payload has it
+            github.repository("radixark/miles").add_pull(7, "7" * 40, body=body)
         config = tmp_path / "api.toml"
         config.write_text("[api]\ntimeout-seconds = 2\nbackoff-seconds = 0\n")
         argv = ["merge-check", "--event-name", event, "--event-path", path,
@@ -79,7 +81,8 @@ def test_a_merged_dependency_pull_request_passes(merge_check: MergeCheck,
     result = merge_check("ci-sglang-pr: #101")
     assert result.code == 0, result.stderr
     assert verdicts(result) == [("sglang", "merged", "pass")]
-    assert github.requests == ["/api/v3/repos/sgl-project/sglang/pulls/101"]
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",  # the live body
+                               "/api/v3/repos/sgl-project/sglang/pulls/101"]
     assert ("::notice title=rocm-deps%3A merge check::pull request #7, line 1: "
             "`ci-sglang-pr: #101`: sgl-project/sglang#101 is merged") in result.stderr
     assert "### rocm-deps merge-check (require-merged): passes" in result.summary
@@ -111,7 +114,7 @@ def test_a_sha_names_no_pull_request_and_passes_with_a_notice(
     result = merge_check(f"ci-megatron-pr: {'d' * 40}")
     assert result.code == 0, result.stderr
     assert verdicts(result) == [("megatron", "not a PR", "pass")]
-    assert github.requests == []
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7"]  # the live body, and nothing to ask of a SHA
     assert "names no pull request (not a PR); nothing to wait for" in result.stderr
 
 
@@ -122,7 +125,7 @@ def test_forbid_overrides_fails_on_anything_named(merge_check: MergeCheck,
     assert result.code == 1
     assert verdicts(result) == [("sglang", "not asked", "fail"),
                                 ("megatron", "not a PR", "fail")]
-    assert github.requests == []  # the policy needs no API answer
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7"]  # the live body; the policy asks nothing more
     assert result.stderr.count("::error title=rocm-deps%3A merge blocked by") == 2
 
 
@@ -259,13 +262,16 @@ def test_body_source_api_judges_the_current_description_not_the_payload(
         env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": "ghp_mergecheckTEST0123"}
         argv = ("merge-check", "--event-name", "pull_request", "--event-path", path,
                 "--github-token-env", "TEST_GITHUB_TOKEN")
-        replayed = cli(*argv, env=env)
+        replayed = cli(*argv, "--body-source", "event", env=env)
         assert replayed.code == 0, replayed.stderr
-        live = cli(*argv, "--body-source", "api", env=env)
-        assert live.code == 1
-        assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
-        assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
-                                   "/api/v3/repos/sgl-project/sglang/pulls/102"]
+        assert github.requests == []
+        for chosen in ((), ("--body-source", "api")):  # with a token, live by default
+            live = cli(*argv, *chosen, env=env)
+            assert live.code == 1
+            assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
+            assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
+                                       "/api/v3/repos/sgl-project/sglang/pulls/102"]
+            github.requests.clear()
 
 
 def test_a_token_variable_that_holds_nothing_is_named_in_the_error(cli: Cli,

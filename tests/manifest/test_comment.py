@@ -337,6 +337,7 @@ def guard(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) 
                 "base_sha": "b" * 40, "head_sha": "c" * 40}}, repository="radixark/miles")
         else:
             path = write_event(body, number=7, repository="radixark/miles")
+            github.repository("radixark/miles").pulls[7]["body"] = body  # the live body
         return cli("merge-check", "--event-name", event, "--event-path", path, "--config",
                    str(config), "--require-tested", "--policy", "warn", "--format", "json",
                    "--github-token-env", "TEST_GITHUB_TOKEN", *extra,
@@ -351,7 +352,8 @@ def test_require_tested_passes_while_the_tested_head_is_current(
     github.log.clear()
     result = guard("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST]
+    assert github.log == ["GET /repos/radixark/miles/pulls/7",  # the live body
+                          "GET /repos/sgl-project/sglang/pulls/102", LIST]
     assert json.loads(result.stdout)["errors"] == []
 
 

@@ -110,7 +110,8 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                                                      "--body-file"))]
         if context.pr_number is None:
             return []
-        if settings.body_source == "api":  # a re-run replays the payload; the live body decides
+        # A re-run replays the payload; the live body decides (with a token, by default).
+        if settings.body_source == "api" or (settings.body_source == "auto" and api is not None):
             if api is None:
                 raise UsageError(needs_token("body-source `api` reads the current description "
                                              "through the API", "pull-requests: read",
