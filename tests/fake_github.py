@@ -49,9 +49,13 @@ class Repository:
 
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
                  body: str | None = None, base: str = "main", author: str = "MEMBER",
-                 earlier: tuple[str, ...] = ()) -> None:
-        """A pull request whose commits are `earlier`, then its head."""
-        owner = self.full_name.split("/")[0]
+                 earlier: tuple[str, ...] = (), head_repository: str | None = None,
+                 head_branch: str | None = None) -> None:
+        """A pull request whose commits are `earlier`, then its head (on `head_branch` of
+        `head_repository`: a fork's, or by default this repository's `feature-N`)."""
+        head_repository = head_repository or self.full_name
+        head_branch = head_branch or f"feature-{number}"
+        owner = head_repository.split("/")[0]
         self.pulls[number] = {
             "url": f"https://api.github.com/repos/{self.full_name}/pulls/{number}",
             "html_url": f"https://github.com/{self.full_name}/pull/{number}",
@@ -59,8 +63,8 @@ class Repository:
             "merged_at": "2026-11-01T10:00:00Z" if merged else None,
             "title": f"Change {number}", "body": body, "user": {"login": "author"},
             "author_association": author,
-            "head": {"label": f"{owner}:feature-{number}", "ref": f"feature-{number}",
-                     "sha": head_sha, "repo": {"full_name": self.full_name}},
+            "head": {"label": f"{owner}:{head_branch}", "ref": head_branch,
+                     "sha": head_sha, "repo": {"full_name": head_repository}},
             "base": {"label": f"{owner}:{base}", "ref": base, "sha": "0" * 40,
                      "repo": {"full_name": self.full_name}},
         }
@@ -223,6 +227,16 @@ class FakeGitHub:
         parts = urllib.parse.urlsplit(path).path.removeprefix(PREFIX).strip("/").split("/", 4)
         not_found = (404, {"message": "Not Found",
                            "documentation_url": "https://docs.github.com/rest"}, {})
+        if len(parts) == 4 and parts[0] == "repos" and parts[3] == "pulls":  # the list
+            listed = self.repositories.get(f"{parts[1]}/{parts[2]}".lower())
+            if listed is None:
+                return not_found
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+            state, head = query.get("state", ["open"])[0], query.get("head", [""])[0]
+            return 200, [{key: value for key, value in pull.items() if key != "merged"}
+                         for pull in listed.pulls.values()
+                         if (state == "all" or pull["state"] == state)
+                         and (not head or pull["head"]["label"] == head)], {}
         if len(parts) < 5 or parts[0] != "repos":
             return not_found
         repository = self.repositories.get(f"{parts[1]}/{parts[2]}".lower())

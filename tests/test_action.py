@@ -338,6 +338,8 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
             tmp_path, pip_cache, comment_example(reports), "workflow_run",
             {"workflow_run": {"id": 77, "name": "ROCm suite", "event": "pull_request",
                               "head_sha": head, "pull_requests": [],
+                              "head_branch": "feature-7",
+                              "head_repository": {"full_name": "radixark/miles"},
                               "html_url": "https://github.com/radixark/miles/actions/runs/77"},
              "repository": {"full_name": "radixark/miles"}},
             "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.errors import UsageError
-from rocm_deps.github.event import EventContext, event_context, read_json_object
+from rocm_deps.github.event import EventContext, RunHead, event_context, read_json_object
 
 
 @pytest.mark.parametrize(("name", "payload", "expected"), [
@@ -18,14 +18,22 @@ from rocm_deps.github.event import EventContext, event_context, read_json_object
     ("issue_comment", {"issue": {"number": 4, "body": "b", "pull_request": {}}},
      EventContext("issue_comment", "b", 4)),
     ("issue_comment", {"issue": {"number": 4, "body": "b"}}, EventContext("issue_comment")),
-    ("workflow_run", {"workflow_run": {"pull_requests": [{"number": 9}, {"number": 10}]}},
-     EventContext("workflow_run", None, 9)),
-    ("workflow_run", {"workflow_run": {"pull_requests": []}}, EventContext("workflow_run")),
+    ("workflow_run", {"workflow_run": {"pull_requests": [{"number": 9}, {"number": 10}],
+                                       "event": "pull_request"}},
+     EventContext("workflow_run", None, 9, run=RunHead("pull_request", None, None, None))),
+    ("workflow_run", {"workflow_run": {"pull_requests": [], "event": "pull_request",
+                                       "head_repository": {"full_name": "fork/miles"},
+                                       "head_branch": "fix", "head_sha": "a" * 40}},
+     EventContext("workflow_run", run=RunHead("pull_request", "fork/miles", "fix", "a" * 40))),
+    ("pull_request_review", {"pull_request": {"number": 3, "body": "ci-sglang-pr: #1"}},
+     EventContext("pull_request_review", "ci-sglang-pr: #1", 3)),
+    ("pull_request_review_comment", {"pull_request": {"number": 3, "body": "b"}},
+     EventContext("pull_request_review_comment", "b", 3)),
     ("workflow_dispatch", {"inputs": {"ci_sglang_pr": "#1", "flag": True, "none": None}},
      EventContext("workflow_dispatch", dispatch_inputs={"ci_sglang_pr": "#1", "flag": "true"})),
     ("push", {"pull_request": {"number": 1, "body": "ci-sglang-pr: #1"}}, EventContext("push")),
 ], ids=["pull-request", "wrong-types", "comment-on-pr", "comment-on-issue", "workflow-run",
-        "workflow-run-no-pr", "dispatch", "push-ignores-pr-fields"])
+        "workflow-run-fork", "review", "review-comment", "dispatch", "push-ignores-pr-fields"])
 def test_event_context(name: str, payload: dict[str, object], expected: EventContext) -> None:
     assert event_context(name, payload) == expected
 

@@ -292,8 +292,11 @@ def test_an_oversized_report_is_refused_unread(comment: Run, github: FakeGitHub,
     assert github.log == []
 
 
-def workflow_run(head: str) -> dict[str, Any]:
+def workflow_run(head: str, repository: str = "radixark/miles",
+                 branch: str = "feature-7") -> dict[str, Any]:
     return {"workflow_run": {"name": SUITE, "head_sha": head, "pull_requests": [],
+                             "event": "pull_request", "head_branch": branch,
+                             "head_repository": {"full_name": repository},
                              "html_url": "https://github.com/radixark/miles/actions/runs/77"}}
 
 
@@ -315,6 +318,21 @@ def test_under_workflow_run_a_pr_number_that_does_not_match_is_refused(
     assert ("pull request #7's head is 555555555555, the run tested 999999999999: refusing to "
             "comment there") in result.stderr
     assert github.log == ["GET /repos/radixark/miles/pulls/7"]
+    assert thread(github) == []
+
+
+@pytest.mark.parametrize(("repository", "branch"), [("mallory/miles", "feature-7"),
+                                                   ("radixark/miles", "mallorys-branch")],
+                         ids=["a-fork", "another-branch"])
+def test_a_run_of_the_same_commit_on_another_branch_cannot_write_the_manifest(
+        comment: Run, github: FakeGitHub, repository: str, branch: str) -> None:
+    """A fork pushes the victim's head commit to its own branch and opens a pull request:
+    its run's artifact names the victim's number, with the same head_sha."""
+    result = comment("ci-sglang-pr: #102", "--pr", "7", event="workflow_run",
+                     payload=workflow_run(MILES_HEAD, repository, branch))
+    assert result.code == 1
+    assert (f"pull request #7's head is radixark/miles:feature-7, the triggering run's is "
+            f"{repository}:{branch}: refusing to comment there") in result.stderr
     assert thread(github) == []
 
 

@@ -29,6 +29,7 @@ from github.GithubException import (
     UnknownObjectException,
 )
 
+from rocm_deps.config import REPOSITORY
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.messages import full_sha_hint
 
@@ -71,6 +72,8 @@ class PullInfo:
     head_label: str
     body: str | None
     author_association: str | None
+    head_repository: str | None = None  # owner/repo the head branch lives in (a fork's)
+    head_ref: str = ""  # the head branch's name
 
 
 @dataclass(frozen=True)
@@ -123,18 +126,29 @@ class GitHubApi:
         what = f"pull request #{number} of {repository}"
 
         def fetch() -> PullInfo:
-            raw = _object(self._get(f"/repos/{repository}/pulls/{number}", what), what)
-            head, base = _object(raw.get("head"), what), _object(raw.get("base"), what)
-            state = raw.get("state")
-            if state not in ("open", "closed") or not isinstance(raw.get("merged"), bool):
-                raise ApiError(f"the answer for {what} has no valid `state`/`merged`")
-            body = raw.get("body")
-            association = raw.get("author_association")
-            return PullInfo(number, _sha(head.get("sha"), what), state, raw["merged"],
-                            _label(base.get("ref")), _label(head.get("label")),
-                            body if isinstance(body, str) else None,
-                            association if isinstance(association, str)
-                            and ASSOCIATION.fullmatch(association) else None)
+            return _pull_info(self._get(f"/repos/{repository}/pulls/{number}", what), what,
+                              number)
+
+        return self._call(fetch, what)
+
+    def pull_of_run(self, repository: str, head_repository: str, head_branch: str,
+                    head_sha: str) -> PullInfo | None:
+        """The open pull request of `repository` whose head is `head_branch` of
+        `head_repository` at `head_sha` (what a workflow_run of a fork's pull request names,
+        where GitHub leaves `pull_requests` empty); None when there is none."""
+        owner = head_repository.split("/", 1)[0]
+        what = f"the open pull requests of {repository} from {owner}:{head_branch}"
+
+        def fetch() -> PullInfo | None:
+            raw = self._get(f"/repos/{repository}/pulls", what,
+                            {"state": "open", "head": f"{owner}:{head_branch}",
+                             "per_page": 100})
+            if not isinstance(raw, list):
+                raise ApiError(f"the answer for {what} is not a JSON list")
+            pulls = [_pull_info(entry, what) for entry in raw]
+            return next((pull for pull in pulls if pull.head_sha == head_sha.lower()
+                         and pull.head_ref == head_branch and (pull.head_repository or "")
+                         .casefold() == head_repository.casefold()), None)
 
         return self._call(fetch, what)
 
@@ -320,6 +334,33 @@ def _check_size(headers: dict[str, Any], raw: object, url: str) -> None:
     if len(json.dumps(raw)) > MAX_RESPONSE_BYTES:
         raise ResponseTooLarge(f"the GitHub API answered {url} with more than "
                                f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
+
+
+def _pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
+    """One pull request of an answer (pull request `number`'s, or an entry of a list, which
+    gives its number, and `merged_at` instead of `merged`), validated."""
+    raw = _object(value, what)
+    head, base = _object(raw.get("head"), what), _object(raw.get("base"), what)
+    state = raw.get("state")
+    merged = raw.get("merged", raw.get("merged_at") is not None)
+    if state not in ("open", "closed") or not isinstance(merged, bool):
+        raise ApiError(f"the answer for {what} has no valid `state`/`merged`")
+    if number is None:
+        number = raw.get("number")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ApiError(f"the answer for {what} has a pull request without a `number`")
+    body = raw.get("body")
+    association = raw.get("author_association")
+    head_repo = head.get("repo")
+    full_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+    return PullInfo(number, _sha(head.get("sha"), what), state, merged,
+                    _label(base.get("ref")), _label(head.get("label")),
+                    body if isinstance(body, str) else None,
+                    association if isinstance(association, str)
+                    and ASSOCIATION.fullmatch(association) else None,
+                    full_name if isinstance(full_name, str)
+                    and REPOSITORY.fullmatch(full_name) else None,
+                    _label(head.get("ref")))
 
 
 def _object(value: object, what: str) -> dict[str, Any]:

@@ -18,6 +18,23 @@ from rocm_deps.files import EVENT_LIMIT, parse_json, read_bounded, without_lone_
 # Events that run with the base repository's secrets and write token while the PR body is
 # written by whoever opened the PR: directives need an explicit trust decision there.
 PRIVILEGED_EVENTS = frozenset({"pull_request_target", "workflow_run", "issue_comment"})
+# Events whose payload carries the pull request (its body included).
+PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target", "pull_request_review",
+                                 "pull_request_review_comment"})
+
+
+@dataclass(frozen=True)
+class RunHead:
+    """Under workflow_run: what the triggering run was about, from the trusted payload."""
+
+    event: str  # the triggering run's event: a pull request's, or a push, a schedule, ...
+    repository: str | None  # head_repository.full_name: a fork's for a fork's pull request
+    branch: str | None
+    sha: str | None
+
+    @property
+    def of_a_pull_request(self) -> bool:
+        return self.event in PULL_REQUEST_EVENTS
 
 
 @dataclass(frozen=True)
@@ -28,6 +45,7 @@ class EventContext:
     author_association: str | None = None
     dispatch_inputs: Mapping[str, str] = field(default_factory=dict)
     repository: str | None = None  # owner/repo of the repository the event belongs to
+    run: RunHead | None = None  # workflow_run only
 
     @property
     def privileged(self) -> bool:
@@ -54,7 +72,7 @@ def event_context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
 
 
 def _context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
-    if event_name in ("pull_request", "pull_request_target"):
+    if event_name in PULL_REQUEST_EVENTS:
         pull = _mapping(payload.get("pull_request"))
         return EventContext(event_name, _text(pull.get("body")), _number(pull.get("number")),
                             _text(pull.get("author_association")))
@@ -65,10 +83,15 @@ def _context(event_name: str, payload: Mapping[str, Any]) -> EventContext:
         return EventContext(event_name, _text(issue.get("body")), _number(issue.get("number")),
                             _text(issue.get("author_association")))
     if event_name == "workflow_run":
-        pulls = _mapping(payload.get("workflow_run")).get("pull_requests") or []
+        run = _mapping(payload.get("workflow_run"))
+        pulls = run.get("pull_requests") or []
         first = _mapping(pulls[0]) if isinstance(pulls, list) and pulls else {}
-        # The payload carries no body here; `body-source: api` reads it.
-        return EventContext(event_name, None, _number(first.get("number")))
+        head = RunHead(_text(run.get("event")) or "",
+                       _text(_mapping(run.get("head_repository")).get("full_name")),
+                       _text(run.get("head_branch")), _text(run.get("head_sha")))
+        # The payload carries no body here: it is read through the API. A fork's pull
+        # request is not listed (`pull_requests` is empty): found by `head`.
+        return EventContext(event_name, None, _number(first.get("number")), run=head)
     if event_name == "workflow_dispatch":
         inputs = _mapping(payload.get("inputs"))
         return EventContext(event_name, dispatch_inputs={

@@ -138,10 +138,10 @@ def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: Gi
     `pull_requests` decides; only where GitHub leaves it empty (forks) does the number come
     from the artifact (`--pr`), and it is believed only when that pull request's head is the
     commit the triggering run tested, from the trusted payload."""
-    number = event_context(settings.event_name, payload).pr_number
-    if settings.event_name == "workflow_run":
-        run = payload.get("workflow_run")
-        head = run.get("head_sha") if isinstance(run, Mapping) else None
+    context = event_context(settings.event_name, payload)
+    number = context.pr_number
+    if context.run is not None:
+        head = context.run.sha
         if number is not None and settings.pr is not None and settings.pr != number:
             raise FatalError(f"--pr {settings.pr} (from the run's artifact) is not the "
                              f"triggering run's pull request #{number} (its payload's "
@@ -157,6 +157,17 @@ def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: Gi
                              f"tested {head.lower()[:12]}: refusing to comment there (the "
                              f"number came from the run's artifact, or the pull request moved "
                              f"since the run)", title="rocm-deps: comment")
+        # The same commit on another fork's branch is another pull request's run: a fork that
+        # pushes the victim's head commit must not write the victim's manifest.
+        run_repository, run_branch = context.run.repository, context.run.branch
+        if not (run_repository and run_branch and pull.head_repository
+                and run_repository.casefold() == pull.head_repository.casefold()
+                and run_branch == pull.head_ref):
+            raise FatalError(f"pull request #{number}'s head is {pull.head_repository or '?'}:"
+                             f"{pull.head_ref or '?'}, the triggering run's is "
+                             f"{run_repository or '?'}:{run_branch or '?'}: refusing to comment "
+                             f"there (same commit, another pull request's run)",
+                             title="rocm-deps: comment")
         return number
     if number is None:
         number = settings.pr

@@ -104,11 +104,18 @@ def _body(settings: ResolveSettings, context: EventContext,
         report.body_origin = f"file {settings.body_file}"
         # One byte past the parser's limit: a larger body is reported as too large by it.
         return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1, "--body-file")
-    if settings.body_source == "api" and context.pr_number is not None:
+    found = None
+    if context.run is not None and (context.pr_number is not None
+                                    or context.run.of_a_pull_request):
+        # Under workflow_run the body is read from the API, or the run fails: a run of a pull
+        # request that read no body would test the baseline as if nothing were named.
+        context, found = _run_pull_request(settings, context)
+    if context.pr_number is not None and (settings.body_source == "api"
+                                          or context.run is not None):
         if not settings.api.token:
             raise UsageError(needs_token("body-source `api` needs a token", "",
                                          settings.api.empty_variable))
-        pull = _live_pull(settings, context)
+        pull = found or _live_pull(settings, context)
         report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
                               f"read from the API (the current description)")
         association = pull.author_association or context.author_association
@@ -116,6 +123,41 @@ def _body(settings: ResolveSettings, context: EventContext,
     if context.pr_number is not None:
         report.body_origin = f"pull request #{context.pr_number} (event payload)"
     return context, context.body
+
+
+def _run_pull_request(settings: ResolveSettings,
+                      context: EventContext) -> tuple[EventContext, PullInfo | None]:
+    """Under workflow_run: the context with the triggering run's pull request (and that pull
+    request, when it had to be looked up); an error when it cannot be known (no token, or no
+    open pull request with the run's head)."""
+    from rocm_deps.github.api import ApiError
+
+    run = context.run
+    assert run is not None
+    if not settings.api.token:
+        raise FatalError(needs_token(
+            f"under workflow_run the payload carries no PR body (the run is of a "
+            f"`{run.event or 'pull request'}` event): it is read through the API",
+            "pull-requests: read", settings.api.empty_variable), title="rocm-deps: no PR body")
+    if context.pr_number is not None:
+        return context, None
+    if not (context.repository and run.repository and run.branch and run.sha):
+        raise FatalError("this workflow_run payload lists no pull request and no head "
+                         "(head_repository, head_branch, head_sha): the PR body cannot be "
+                         "read, and a run that names nothing would test the baseline",
+                         title="rocm-deps: no PR body")
+    try:
+        pull = _api(settings).pull_of_run(context.repository, run.repository, run.branch,
+                                          run.sha)
+    except ApiError as error:
+        raise FatalError(f"could not find the pull request of this workflow_run: {error}",
+                         title="rocm-deps: no PR body") from None
+    if pull is None:
+        raise FatalError(f"no open pull request of {context.repository} has the head "
+                         f"{run.repository}:{run.branch} at {run.sha[:12]} (the triggering "
+                         f"run's): its body cannot be read, and a run that names nothing "
+                         f"would test the baseline", title="rocm-deps: no PR body")
+    return dataclasses.replace(context, pr_number=pull.number), pull
 
 
 def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
