@@ -1,4 +1,4 @@
-"""Near misses are errors, prose is silent, a directive shown as code is a warning (architecture §3).
+"""Near misses are errors, prose is silent, a directive shown as code is a warning (docs/directives.md).
 
 Each row is a whole PR body with the exact finding it gets, so a changed message is a
 failing test, not a silent drift."""
@@ -89,6 +89,20 @@ NEAR_MISSES = [
      "test the image's copy, or write a pull request (`#1234`), a commit SHA or a branch"),
     ("pr-word-before-the-number", "ci-sglang-pr: PR #1234", "error",
      "line 1: `ci-sglang-pr: PR #1234` — `PR #1234` is not a value; write `ci-sglang-pr: #1234`"),
+    # A key written almost right, then one word that can only be a ref (a branch with a `/`,
+    # a tag with dots, `pull/N`): the author's attempt, as with `#5`.
+    ("no-ci-prefix-branch", "sglang-pr: feature/rocm-aiter", "error",
+     "line 1: `sglang-pr: feature/rocm-aiter` — this is not applied: the key lacks `ci-`. "
+     "Write `ci-sglang-pr: feature/rocm-aiter`"),
+    ("no-pr-suffix-tag", "ci-megatron: core_r0.14.0", "error",
+     "line 1: `ci-megatron: core_r0.14.0` — this is not applied: the key lacks `-pr`. Write "
+     "`ci-megatron-pr: core_r0.14.0`"),
+    ("dash-separator-ref", "ci-sglang-pr - refs/heads/dev/rocm7", "error",
+     "line 1: `ci-sglang-pr - refs/heads/dev/rocm7` — this is not applied: `-` stands where "
+     "the key needs `:`. Write `ci-sglang-pr: refs/heads/dev/rocm7`"),
+    ("dash-separator-pull", "ci-sglang-pr - pull/21877", "error",
+     "line 1: `ci-sglang-pr - pull/21877` — this is not applied: `-` stands where the key "
+     "needs `:`. Write `ci-sglang-pr: pull/21877`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
 ]
 
@@ -117,6 +131,9 @@ PROSE = [
     "ci-megatron: refactor",
     "- sglang-pr: merged",
     "ci-sglang-pr - N/A",
+    "sglang-pr: main",                            # one plain word: no sign of a ref
+    "ci-sglang: flaky.",
+    "ci-megatron: v0.7.0 and later tags",         # words after the ref-shaped one
     "- ci_sglang_pr is what the dispatch form calls it",
     "Fixes: #99",
     "<!--\nci_sglang_pr: #123\n-->",              # commented examples in templates

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from rocm_deps.grammar.keys import RefKey, ValueKey
+from rocm_deps.grammar.refs import PLACEHOLDERS
 from rocm_deps.grammar.refs import ValueProblem, classify
 from rocm_deps.grammar.spelling import first_token, one_edit
 from rocm_deps.grammar.values import check_value
@@ -33,6 +34,9 @@ _STRONG_VALUE = re.compile(r"#[0-9]{1,10}|[0-9a-fA-F]{7,64}|https?://\S+"
 _STRONG_ANYWHERE = re.compile(r"#[0-9]{1,10}\b|\b[0-9a-fA-F]{40}\b|https?://[^\s<>()\[\]`\"']+")
 # A word that could be a branch name, when it is all the line holds after the key.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,254}")
+# ... and one that looks like a ref, not a word of prose: a `/`, `.`, `_` or digit inside it
+# (`feature/rocm-aiter`, `core_r0.14.0`, `v0.7.0`), not at its end.
+_REF_SHAPED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,253}[A-Za-z0-9]")
 
 
 class NearMisses:
@@ -84,8 +88,9 @@ class NearMisses:
             sure = sure or (separator == "=" and _STRONG_ANYWHERE.search(value) is not None)
         elif separator == ":" and whole_key:
             sure = True
-        else:
-            sure = _STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
+        else:  # a key written almost right: a value only a ref has, or one ref-shaped word
+            sure = (_STRONG_ANYWHERE.search(value) is not None or (separator == ":" and not value)
+                    or (not rest and _is_ref_shaped(token)))
         if not sure and isinstance(dependency, ValueKey):
             # A tag or a number never looks like a ref: one word valid for the value's kind,
             # alone after the key, is what the author meant.
@@ -152,3 +157,11 @@ def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
         example = strong.group()
         spec = classify(example, item.repository)
     return example, spec.message if isinstance(spec, ValueProblem) else None
+
+
+def _is_ref_shaped(token: str) -> bool:
+    """One word that names a ref rather than saying something: `pull/21877`, a branch with a
+    `/`, a tag with dots or digits. A plain word (`passed`, `main`) stays prose."""
+    return _STRONG_VALUE.fullmatch(token) is not None or (
+        token.casefold() not in PLACEHOLDERS and _REF_SHAPED.fullmatch(token) is not None
+        and any(character in "/._" or character.isdigit() for character in token))
