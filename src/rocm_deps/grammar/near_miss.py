@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 
 from rocm_deps.grammar.keys import RefKey, ValueKey
-from rocm_deps.grammar.refs import PLACEHOLDERS
-from rocm_deps.grammar.refs import ValueProblem, classify
+from rocm_deps.grammar.refs import PLACEHOLDERS, ValueProblem, classify
 from rocm_deps.grammar.spelling import first_token, one_edit
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import closest
