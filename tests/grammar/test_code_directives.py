@@ -49,7 +49,10 @@ def test_a_directive_alone_in_a_text_block_fails_the_resolve_naming_line_and_blo
     ("<code>ci-megatron-pr: #84</code>", "code"),
     ("`ci-megatron-pr: #84`", "code span"),
     ("| a | b |\n|---|---|\n| ci-megatron-pr: #84 | c |", "cell"),
-], ids=["fenced", "indented", "pre", "code", "code-span", "cell-of-several"])
+    ("<table><tr><td>\nci-megatron-pr: #84\n</td><td>note</td></tr></table>", "cell"),
+    ("<table><tr><td>ci-megatron-pr: #84</td><td>note</td></tr></table>", "cell"),
+], ids=["fenced", "indented", "pre", "code", "code-span", "cell-of-several",
+        "raw-html-cell-of-several", "raw-html-cells-on-one-line"])
 def test_a_code_line_is_an_example_when_another_line_names_the_dependency(
         body: str, kind: str) -> None:
     alone = parse_body(body, DEPENDENCIES)
@@ -104,3 +107,11 @@ def test_merge_check_fails_on_a_code_only_directive(cli: Cli, tmp_path: Path) ->
     result = cli("merge-check", "--body-file", str(body))
     assert result.code == 1
     assert "GitHub shows this inside a fenced code block that opens on line 5" in result.stderr
+
+
+def test_a_raw_html_row_of_one_cell_is_shown_as_its_line() -> None:
+    parsed = parse_body("<table><tr><td>\nci-megatron-pr: #84\n</td></tr></table>",
+                        DEPENDENCIES)
+    assert {name: directive.spec.ref for name, directive in parsed.directives.items()} == {
+        "megatron": "refs/pull/84/head"}
+    assert parsed.in_code == ()

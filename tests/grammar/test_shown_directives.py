@@ -36,7 +36,8 @@ SHAPES = [
     "{k}{c} {v} (a note)", "| {k}{c} {v} |", "| {k}{c} {v} | x |", "{k}{c} {v} #",
 ]
 PREFIXES = ["", "", "- ", "* ", "> ", "1. ", "## ", "# ", "- [x] ", "- [ ] ", "   ", "    ",
-            "> - ", "\t"]
+            "> - ", "\t", "Deps:<br>", "<details><summary>CI</summary>", "text <div>",
+            "<p>", "a<br/>", "x <span>"]
 STRUCTURE = ["", "", "text", "| a | b |", "|---|---|", "| a |", "|---|", "```", "```text",
              "~~~", "<pre>", "</pre>", "---", "===", "<!--", "-->", "<div>", "</div>",
              "## Usage", "- item", "> quote", "<code>", "</code>", "<del>", "</del>", "<s>"]

@@ -55,6 +55,8 @@ _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*"
                       re.IGNORECASE)
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 # A value wrapped in one emphasis run, the same on both sides, nothing else inside.
+# An angle autolink (CommonMark): GitHub shows the URL between the brackets, as a link.
+_AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
 _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
@@ -66,6 +68,7 @@ CODE_BLOCKS: dict[CodeKind, str] = {
     "fenced": "inside a fenced code block",
     "indented": "as code (it is indented 4 or more spaces)",
     "html": "as code (inside raw HTML `<pre>` or `<code>`)",
+    "cell": "as one cell of a table row with several cells",
 }
 
 
@@ -340,6 +343,9 @@ class _Parser:
             return
         rest = match.group("rest").strip(" \t")
         if markdown:
+            autolink = _AUTOLINK.match(rest)  # `<https://…>` shows as the URL, linked
+            if autolink is not None:
+                rest = autolink.group("url") + rest[autolink.end():]
             wrapped = _WRAPPED_VALUE.match(rest)  # `**#1**` shows as `#1`
             if wrapped is not None:
                 rest = wrapped.group("value") + rest[wrapped.end():]

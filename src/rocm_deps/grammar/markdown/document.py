@@ -8,6 +8,7 @@ MAX_DEPTH) and a paragraph is scanned once, when it ends."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -52,7 +53,12 @@ class Document:
             settled = blank and len(self.open) == depth
         self.close_from(0)
         self._render_footnotes()
-        return self.shown
+        # A raw HTML row of several cells shows them side by side: each follows the table
+        # rule (known only once the row has ended).
+        rows = self.browser.row_cells
+        return [dataclasses.replace(shown, code="cell")
+                if shown.row and rows.get(shown.row, 0) > 1 and shown.code is None else shown
+                for shown in self.shown]
 
     def feed(self, action: Callable[[], None]) -> None:
         """Do what a block does to the browser and to the shown lines: now; inside a footnote

@@ -34,9 +34,27 @@ _TRANSPARENT = frozenset({"a", "abbr", "b", "big", "cite", "dfn", "em", "font", 
                           "sup", "tt", "u", "var", "code", "pre", "del", "s", "strike"})
 
 
+# Tags after which what follows starts a line of its own as a browser lays it out: a line
+# break, and the start or end of a block-level element (the HTML standard's rendering
+# section: `display: block`, `list-item`, `table`, ...). `<td>` and `<th>` are cells: side
+# by side, not lines (the table rule reads them).
+_LINE_STARTS = frozenset({
+    "br", "p", "div", "details", "summary", "li", "ul", "ol", "dl", "dt", "dd", "blockquote",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "table", "caption", "thead", "tbody", "tfoot",
+    "tr", "section", "article", "aside", "header", "footer", "nav", "main", "figure",
+    "figcaption", "address", "center", "fieldset", "legend", "form", "menu", "dialog", "pre",
+    "hgroup", "search"})
+
+
 def separates(raw: str) -> bool:
     """Whether the raw HTML `raw` holds a tag that separates the text around it."""
     return any(name.group("name").lower() not in _TRANSPARENT
+               for name in _TAG_NAME.finditer(raw))
+
+
+def starts_a_line(raw: str) -> bool:
+    """Whether the raw HTML `raw` holds a tag after which a browser starts a new line."""
+    return any(name.group("name").lower() in _LINE_STARTS
                for name in _TAG_NAME.finditer(raw))
 
 
@@ -58,6 +76,11 @@ class Browser:
         self.after_equals = False
         self.open_code = {"pre": 0, "code": 0}  # raw <pre> and <code> not yet closed
         self.open_struck = {"del": 0, "s": 0, "strike": 0}  # raw strikethrough not closed
+        # Raw HTML table rows: the current row's serial number, and how many cells each row
+        # opened; text read while a raw cell is open belongs to that row.
+        self.row = 0
+        self.row_cells: dict[int, int] = {}
+        self.open_cells = 0
 
     @contextlib.contextmanager
     def block(self) -> Iterator[None]:
@@ -101,10 +124,12 @@ class Browser:
 
     def read_raw(self, raw: str, start: int, end: int,
                  code: list[tuple[int, int]] | None = None,
-                 struck: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+                 struck: list[tuple[int, int]] | None = None,
+                 cells: dict[int, int] | None = None) -> list[tuple[int, int]]:
         """Read raw[start:end]; the parts shown as text. The parts shown as code (inside raw
         `<pre>` or `<code>`) are added to `code`, those shown struck through (inside raw
-        `<del>`, `<s>`, `<strike>`) to `struck`, when they are given."""
+        `<del>`, `<s>`, `<strike>`) to `struck`, and the start of each part shown inside a
+        raw table cell to `cells` (with its row), when they are given."""
         shown: list[tuple[int, int]] = []
         position = start
         while position < end:
@@ -128,12 +153,29 @@ class Browser:
                         shown.append((position, stop))
                         if struck is not None and self.in_struck:
                             struck.append((position, stop))
+                        if cells is not None and self.open_cells:
+                            cells[position] = self.row
                     elif code is not None:
                         code.append((position, stop))
                 if opening < 0:
                     return shown
                 position = self._markup_start(raw, stop, end, shown)
         return shown
+
+    def _table(self, tag: str, closing: bool) -> None:
+        """Count a raw table's rows and cells (a cell outside a row opens one, as the
+        browser does)."""
+        if tag == "tr" or (tag in ("td", "th") and not closing and not self.row_cells):
+            if not closing:
+                self.row += 1
+                self.row_cells[self.row] = 0
+            self.open_cells = 0
+        if tag in ("td", "th"):
+            if closing:
+                self.open_cells = max(0, self.open_cells - 1)
+            else:
+                self.row_cells[self.row] += 1
+                self.open_cells = 1  # a cell start closes the open cell of the row
 
     def _tag(self, raw: str, position: int, end: int) -> int:
         """Inside a tag: where it ends (state back to data), or `end`."""
@@ -182,6 +224,7 @@ class Browser:
             for counts in (self.open_code, self.open_struck):
                 if tag in counts:
                     counts[tag] = max(0, counts[tag] + (-1 if closing else 1))
+            self._table(tag, closing)
             self.state, self.after_equals = _TAG, False
             return name.end()
         if rest.startswith(("<!", "<?", "</")):

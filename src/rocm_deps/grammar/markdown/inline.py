@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import re
 
-from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, SPACE, Browser, separates
+from rocm_deps.grammar.markdown.html import (
+    CLOSE_TAG,
+    OPEN_TAG,
+    SPACE,
+    Browser,
+    separates,
+    starts_a_line,
+)
 from rocm_deps.grammar.markdown.labels import normalise_label
 from rocm_deps.grammar.markdown.shown import ShownLine
 
@@ -24,8 +31,10 @@ _FOOTNOTE_REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s!&*<\[\\_`~]+)\](?!\()")
 _COMMENT_REST = re.compile(r"(?:[^-]|-[^-]|--[^>])*-->")
 # What a part of the content not shown as text is: hidden (a comment, a tag, text a comment
 # or a tag runs over), a code span GitHub shows, text inside raw `<pre>` or `<code>`.
-# SEPARATOR: a raw tag that separates the text around it (`<br>`, `<img>`): shown as a blank.
-HIDDEN, CODE_SPAN, RAW_CODE, SEPARATOR = range(4)
+# SEPARATOR: a raw tag that separates the text around it (`<img>`): shown as a blank.
+# LINE_START: one after which a browser starts a new line (`<br>`, `<div>`, `</summary>`):
+# what follows is a line of its own, where a directive can start.
+HIDDEN, CODE_SPAN, RAW_CODE, SEPARATOR, LINE_START = range(5)
 
 
 class Inline:
@@ -183,7 +192,10 @@ class Inline:
             shown_from = finish
         if shown_from < end:
             self._hide(shown_from, end, code)
-        if separates(self.content[start:end]):
+        raw = self.content[start:end]
+        if starts_a_line(raw):
+            self.hidden.append((end, end, LINE_START))
+        elif separates(raw):
             self.hidden.append((end, end, SEPARATOR))
 
     def _hide(self, start: int, end: int, code: list[tuple[int, int]]) -> None:
@@ -201,7 +213,8 @@ class Inline:
             self.hidden.append((position, end, HIDDEN))
 
     def _split(self) -> list[ShownLine]:
-        shown, line_start, hidden = [], 0, self.hidden
+        shown: list[ShownLine] = []
+        line_start, hidden = 0, self.hidden
         index = 0
         for number, line, start in self.lines:
             line_end = line_start + len(line) - start
@@ -209,9 +222,19 @@ class Inline:
             prose: list[str] = []
             lead: list[str] = []  # the code shown before any text
             seen_text = False  # kept as the line grows: re-reading it would be quadratic
-            position = line_start
-            while index < len(hidden) and hidden[index][0] < line_end:
+            position = piece_start = line_start
+            while index < len(hidden) and hidden[index][0] <= line_end:
                 begin, end, kind = hidden[index]
+                if begin == line_end and kind != LINE_START:
+                    break
+                if kind == LINE_START:  # what came before is a displayed line of its own
+                    text.append(self.content[position:begin])
+                    prose.append(self.content[position:begin])
+                    self._emit(shown, number, line, text, prose, lead, piece_start, begin)
+                    text, prose, lead, seen_text = [], [], [], False
+                    position = piece_start = begin
+                    index += 1
+                    continue
                 piece = self.content[position:max(position, begin)]
                 text.append(piece)
                 prose.append(piece)
@@ -230,19 +253,25 @@ class Inline:
                 index += 1
             text.append(self.content[position:line_end])
             prose.append(self.content[position:line_end])
-            shown_text = "".join(text).strip(" \t")
-            lead_code = " ".join(lead).strip(" \t")
-            if shown_text or lead_code:
-                struck = sum(len(self.content[max(begin, line_start):min(end, line_end)]
-                                 .replace(" ", "").replace("\t", ""))
-                             for begin, end in self.struck if begin < line_end and end > line_start)
-                visible = len("".join(prose).replace(" ", "").replace("\t", ""))
-                shown.append(ShownLine(number, line, shown_text, "".join(prose).strip(" \t"),
-                                       lead_code=lead_code,
-                                       struck=bool(struck) and struck >= visible,
-                                       partly_struck=bool(struck) and struck < visible))
+            self._emit(shown, number, line, text, prose, lead, piece_start, line_end)
             line_start = line_end + 1
         return shown
+
+    def _emit(self, shown: list[ShownLine], number: int, line: str, text: list[str],
+              prose: list[str], lead: list[str], start: int, end: int) -> None:
+        """One displayed line, content[start:end] of source line `number`, when it shows
+        anything."""
+        shown_text = "".join(text).strip(" \t")
+        lead_code = " ".join(lead).strip(" \t")
+        if not (shown_text or lead_code):
+            return
+        struck = sum(len(self.content[max(begin, start):min(finish, end)]
+                         .replace(" ", "").replace("\t", ""))
+                     for begin, finish in self.struck if begin < end and finish > start)
+        visible = len("".join(prose).replace(" ", "").replace("\t", ""))
+        shown.append(ShownLine(number, line, shown_text, "".join(prose).strip(" \t"),
+                               lead_code=lead_code, struck=bool(struck) and struck >= visible,
+                               partly_struck=bool(struck) and struck < visible))
 
     def _code_text(self, begin: int, end: int, kind: int, line_start: int,
                    line_end: int) -> str:

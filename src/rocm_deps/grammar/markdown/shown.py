@@ -18,7 +18,8 @@ class NestingTooDeep(Exception):
 
 # How a line is shown as code: an indented or fenced code block, or raw HTML `<pre>` /
 # `<code>` (an HTML block's line, or a paragraph's).
-CodeKind = Literal["indented", "fenced", "html"]
+# "cell": one cell of a raw HTML table row with several cells (the table rule).
+CodeKind = Literal["indented", "fenced", "html", "cell"]
 
 
 @dataclass(frozen=True)
@@ -47,3 +48,4 @@ class ShownLine:
     raw_html: bool = False  # a line of an HTML block: no Markdown inside, only entities
     struck: bool = False  # shown inside raw `<del>`, `<s>` or `<strike>`, all of it
     partly_struck: bool = False  # some of its text is, some is not
+    row: int = 0  # the raw HTML table row its text is a cell of (Browser.row), 0: none

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import Cursor
-from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates, starts_a_line
 from rocm_deps.grammar.markdown.shown import ShownLine
 
 if TYPE_CHECKING:
@@ -58,34 +58,49 @@ class Html(Block):
         def read() -> None:
             code: list[tuple[int, int]] = []
             struck: list[tuple[int, int]] = []
-            visible = document.browser.read_raw(line, start, len(line), code, struck)
-            # Shown parts, a blank between two that a separating tag (`<br>`, `<img>`) parts.
-            pieces: list[str] = []
+            cells: dict[int, int] = {}
+            visible = document.browser.read_raw(line, start, len(line), code, struck, cells)
+            # The displayed lines of the source line: a tag after which a browser starts a
+            # line (`<br>`, `<div>`, `</summary>`) ends one; within one, a blank between two
+            # shown parts that a separating tag (`<img>`) parts.
+            displayed: list[tuple[int, list[tuple[int, int]]]] = [(start, [])]
             previous = start
             for begin, end in visible:
-                if pieces and separates(line[previous:begin]):
-                    pieces.append(" ")
-                pieces.append(line[begin:end])
+                if displayed[-1][1] and starts_a_line(line[previous:begin]):
+                    displayed.append((previous, []))
+                displayed[-1][1].append((begin, end))
                 previous = end
-            text = "".join(pieces).strip(" \t")
-            # What the line shows as code before any text: `<pre>` and `<code>` content.
-            first_text = next((begin for begin, end in visible
-                               if line[begin:end].strip(" \t")), len(line))
-            lead = " ".join(line[begin:end] for begin, end in code
-                            if begin < first_text).strip(" \t")
-            if text or lead:
-                document.shown.append(ShownLine(number, line, text, text,
-                                                code=None if text else "html",
-                                                lead_code=lead, raw_html=True,
-                                                struck=_struck_share(line, visible,
-                                                                     struck) == "all",
-                                                partly_struck=_struck_share(
-                                                    line, visible, struck) == "part"))
+            for bound, parts in displayed:
+                row = cells.get(parts[0][0], 0) if parts else 0
+                _show(document, number, line, bound, parts, code, struck, row)
 
         document.feed(read)
         end = _ENDS.get(self.kind)
         if end is not None and end.search(line, cursor.first_nonspace):
             document.close_from(len(document.open) - 1)
+
+
+def _show(document: Document, number: int, line: str, bound: int,
+          visible: list[tuple[int, int]], code: list[tuple[int, int]],
+          struck: list[tuple[int, int]], row: int) -> None:
+    """One displayed line of an HTML block's line, from `bound` on: its shown parts, and the
+    code before them."""
+    pieces: list[str] = []
+    for index, (begin, end) in enumerate(visible):
+        if index and separates(line[visible[index - 1][1]:begin]):
+            pieces.append(" ")
+        pieces.append(line[begin:end])
+    text = "".join(pieces).strip(" \t")
+    # What the line shows as code before any text: `<pre>` and `<code>` content.
+    first_text = next((begin for begin, end in visible if line[begin:end].strip(" \t")),
+                      len(line))
+    lead = " ".join(line[begin:end] for begin, end in code
+                    if bound <= begin < first_text).strip(" \t")
+    if text or lead:
+        share = _struck_share(line, visible, struck)
+        document.shown.append(ShownLine(number, line, text, text, code=None if text else "html",
+                                        lead_code=lead, raw_html=True, struck=share == "all",
+                                        partly_struck=share == "part", row=row))
 
 
 def _struck_share(line: str, visible: list[tuple[int, int]],
