@@ -418,3 +418,27 @@ def test_an_untrusted_authors_lock_file_is_not_read_under_a_privileged_event(
     assert overrides.get("sglang", {}).get("source") == source
     notice = f"the lock file {lock} is not read: this privileged event's pull request author"
     assert (notice in result.stderr) is (source is None)
+
+
+def test_an_unread_lock_file_never_falls_back_to_a_moving_default(
+        write_event: EventWriter, tmp_path: Path, cli: Cli) -> None:
+    """The cuda profile's defaults are branches (`sglang-miles`): for an untrusted author the
+    lock file is not read, and testing the branch's moving tip instead would test a commit
+    nobody chose."""
+    lock = tmp_path / "release-lock.json"
+    lock.write_text(json.dumps({"sglang_commit": SHA}))
+    config = tmp_path / "lock.toml"
+    config.write_text(f'lock-file = "{lock}"\n')
+    result = cli("resolve", "--event-name", "pull_request_target", "--event-path",
+                 write_event("just a fix", association="NONE"), "--config", str(config),
+                 "--profile", "cuda", "--format", "json")
+    assert result.code == 1
+    assert ("sglang: the lock file is not read (an untrusted author's pull request under a "
+            "privileged event), and the configured default `sglang-miles` is a moving ref"
+            ) in result.stderr
+    assert set(result.outputs) == {"report"}
+    trusted = cli("resolve", "--event-name", "pull_request_target", "--event-path",
+                  write_event("just a fix", association="MEMBER"), "--config", str(config),
+                  "--profile", "cuda", "--format", "json")
+    assert trusted.code == 0, trusted.stderr
+    assert json.loads(trusted.outputs["overrides"])["sglang"]["source"] == "lock"

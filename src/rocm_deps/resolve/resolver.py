@@ -66,9 +66,10 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         item.name for item in keyed if dispatch.get(item.dispatch_input, "").strip(WHITESPACE))}
     for finding in code_findings(parsed, named, config.code_directives):
         report.add(finding)
-    lock = _read_lock(config) if _author_trusted(settings, context) else _no_lock(config, report)
+    lock_read = _author_trusted(settings, context) or config.lock_file is None
+    lock = _read_lock(config) if lock_read else _no_lock(config, report)
     for dependency in config.dependencies:
-        override = _choose(dependency, dispatch, directives, lock, report)
+        override = _choose(dependency, dispatch, directives, lock, report, lock_read)
         if override is not None:
             report.overrides[dependency.name] = override
     if settings.api.token and not report.errors:
@@ -276,8 +277,10 @@ def _read_lock(config: Config) -> Mapping[str, Any]:
 
 def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
             directives: Mapping[str, Directive], lock: Mapping[str, Any],
-            report: ResolveReport) -> Override | None:
-    """Precedence, per dependency: dispatch input > body directive > lock file > default."""
+            report: ResolveReport, lock_read: bool = True) -> Override | None:
+    """Precedence, per dependency: dispatch input > body directive > lock file > default.
+    When the lock file could not be read (`lock_read` False), the default is not a stand-in
+    for what it would have pinned."""
     raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
     directive = directives.get(dependency.name)
     if raw_input:
@@ -299,6 +302,15 @@ def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
             return None
         return _from_value(dependency, value.strip(WHITESPACE), "lock",
                            f"lock-file key `{lock_key}`", report)
+    if dependency.default and not lock_read:
+        report.errors.append(Finding(
+            "error", f"{dependency.name}: the lock file is not read (an untrusted author's "
+                     f"pull request under a privileged event), and the configured default "
+                     f"`{dependency.default}` is a moving ref, not the commit the lock file "
+                     f"pins: the run would test a commit nobody chose. Run the suite on "
+                     f"`pull_request`, or name {dependency.name}'s commit with a dispatch "
+                     f"input", title=f"rocm-deps: {dependency.name}"))
+        return None
     if dependency.default:
         return _from_value(dependency, dependency.default, "default",
                            f"config `dependencies.{dependency.name}.default`", report)
