@@ -51,8 +51,9 @@ def test_a_directive_alone_in_a_text_block_fails_the_resolve_naming_line_and_blo
     ("| a | b |\n|---|---|\n| ci-megatron-pr: #84 | c |", "cell"),
     ("<table><tr><td>\nci-megatron-pr: #84\n</td><td>note</td></tr></table>", "cell"),
     ("<table><tr><td>ci-megatron-pr: #84</td><td>note</td></tr></table>", "cell"),
+    ("<pre>\nci&#45;megatron-pr: #84\n</pre>", "pre"),
 ], ids=["fenced", "indented", "pre", "code", "code-span", "cell-of-several",
-        "raw-html-cell-of-several", "raw-html-cells-on-one-line"])
+        "raw-html-cell-of-several", "raw-html-cells-on-one-line", "pre-with-an-entity"])
 def test_a_code_line_is_an_example_when_another_line_names_the_dependency(
         body: str, kind: str) -> None:
     alone = parse_body(body, DEPENDENCIES)
@@ -114,4 +115,10 @@ def test_a_raw_html_row_of_one_cell_is_shown_as_its_line() -> None:
                         DEPENDENCIES)
     assert {name: directive.spec.ref for name, directive in parsed.directives.items()} == {
         "megatron": "refs/pull/84/head"}
+    assert parsed.in_code == ()
+
+
+def test_an_entity_in_a_fenced_block_is_shown_as_written_not_as_a_key() -> None:
+    """Markdown code shows `&#45;` as those five characters: no key there."""
+    parsed = parse_body("```\nci&#45;megatron-pr: #84\n```", DEPENDENCIES)
     assert parsed.in_code == ()

@@ -11,6 +11,7 @@ tested when it was not.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,9 +55,9 @@ _ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
                       re.IGNORECASE)
 _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
-# A value wrapped in one emphasis run, the same on both sides, nothing else inside.
 # An angle autolink (CommonMark): GitHub shows the URL between the brackets, as a link.
 _AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
+# A value wrapped in one emphasis run, the same on both sides, nothing else inside.
 _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
@@ -306,6 +307,8 @@ class _Parser:
         """GitHub shows `text` as code: a directive there is not applied, but recorded (its
         author most likely meant it: a real Miles PR put its directive in a ```text block
         under "## Usage"). Whether it fails the run is `code_findings`' to say."""
+        if shown.raw_html:  # a browser decodes raw HTML's entities: `ci&#45;…` shows `ci-…`
+            text = html.unescape(text)
         match = _DIRECTIVE_LINE_RE.fullmatch(text.strip(" \t"))
         item = self.by_key.get(match.group("key").casefold()) if match is not None else None
         if match is None or item is None:
@@ -347,6 +350,8 @@ class _Parser:
             if autolink is not None:
                 rest = autolink.group("url") + rest[autolink.end():]
             wrapped = _WRAPPED_VALUE.match(rest)  # `**#1**` shows as `#1`
+            if wrapped is not None and wrapped.group("run") + wrapped.group("value") not in line:
+                wrapped = None  # the run came from an entity (`&#95;x_`): shown as written
             if wrapped is not None:
                 rest = wrapped.group("value") + rest[wrapped.end():]
             elif rest[:1] in ("*", "_"):
@@ -361,6 +366,15 @@ class _Parser:
         assert value_match is not None  # _BARE matches any single line
         raw = value_match.group("value").strip(" \t")
         trailing = value_match.group("trailing").strip(" \t")
+        glued = value_match.group("trailing")[:1]
+        if quoted is not None and glued and glued not in " \t.,;:!?)":
+            # `release/v0.5`-rc1 shows as one word: which part is the value is unclear (a
+            # sentence's punctuation after the back-ticks is not part of it).
+            self._add("error", number, line,
+                      f"`{quote(raw)}` in back-ticks is followed by `{quote(trailing)}` with no "
+                      f"space, so GitHub shows one word, `{quote(raw + trailing.split()[0])}`; "
+                      f"put the whole value in the back-ticks, or a space after them")
+            return
         if isinstance(dependency, ValueKey):
             self._value(number, line, key, dependency, raw, trailing, quoted is not None)
             return
