@@ -131,7 +131,7 @@ def shown_text_lines(body: str) -> list[str]:
     """The lines of text a reader sees, as GitHub lays them out: block elements start a new
     line, inline ones (emphasis, links, a task list's box) do not; code and struck-through
     text are left out."""
-    document = render(body)
+    document = _without_rows_of_several_cells(render(body))
     pieces: list[str] = []
     position, struck = 0, {"del": 0, "s": 0, "strike": 0}
     blocks: list[tuple[str, int]] = []  # open block elements, with the <del> count before
@@ -174,3 +174,19 @@ def shown_text_lines(body: str) -> list[str]:
             pieces.append("\n")
         position = end
     return [line.strip() for line in "".join(pieces).split("\n") if line.strip()]
+
+
+_ROW = re.compile(r"<tr\b[^>]*>.*?</tr>", re.DOTALL | re.IGNORECASE)
+_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=<t[dh]\b|</tr>)", re.DOTALL | re.IGNORECASE)
+
+
+def _without_rows_of_several_cells(document: str) -> str:
+    """The table rule (docs/directives.md): the cells of a row with several that show
+    something are side by side, not lines a directive can start; a row with one such cell
+    (a line written under a table fills only the first) reads as its line."""
+    def filled(row: str) -> int:
+        return sum(1 for cell in _CELL.findall(row)
+                   if re.sub(r"<[^>]*>", "", cell).strip())
+
+    return _ROW.sub(lambda row: "<tr></tr>" if filled(row.group()) > 1 else row.group(),
+                    document)

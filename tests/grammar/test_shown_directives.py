@@ -86,6 +86,8 @@ def shown_values(body: str) -> list[str]:
 # A raw <del> left open in a paragraph or a table cell ends with it (the browser pops it).
 @example("text\n<del>\nci-sglang-pr: #1\nci-sglang-pr: #2\nci-sglang-pr: #3\n|---|")
 @example("\n\nci-sglang-pr: #1\n<del>\n|---|\n- ci-sglang-pr: #2")
+# A `<br>` in a one-cell table row starts a displayed line inside the cell.
+@example("Deps:<br>ci-sglang-pr: #1\n|---|")
 @example("**ci-sglang-pr:** #30421\n\n## ci-sglang-pr: #30421\n\n- [x] ci-sglang-pr: #30421")
 def test_every_shown_directive_is_applied_as_shown_or_the_run_fails(body: str) -> None:
     report = resolve_text(body)

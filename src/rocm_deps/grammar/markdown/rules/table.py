@@ -5,6 +5,7 @@ as many cells as the header has, each cell's inlines read on their own."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -110,7 +111,7 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
             document.references.setdefault(label)
 
     def show() -> None:
-        texts, proses, leads = [], [], []
+        texts, proses, leads, lines = [], [], [], []
         for cell in cells:
             document.browser.markup("<td>")
             with document.browser.block():
@@ -118,8 +119,13 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
             texts.append(" ".join(piece.text for piece in shown))
             proses.append(" ".join(piece.prose for piece in shown))
             leads.append(shown[0].lead_code if shown else "")
+            lines.append(shown)
             document.browser.markup("</td>")
-        if any(texts) or any(leads):
+        filled = [shown for shown in lines if shown]
+        if len(filled) == 1:  # one cell: its displayed lines (a `<br>` starts one), as lines
+            document.shown.extend(dataclasses.replace(piece, source=source)
+                                  for piece in filled[0])
+        elif any(texts) or any(leads):
             document.shown.append(ShownLine(number, source, f"| {' | '.join(texts)} |",
                                             f"| {' | '.join(proses)} |",
                                             cells=tuple(zip(texts, proses, leads, strict=True))))
