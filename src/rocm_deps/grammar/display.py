@@ -62,10 +62,10 @@ def display(text: str, *, markdown: bool = True) -> Display:
 def without_delimiters(text: str, run: re.Pattern[str]) -> str:
     """`text` without the delimiter run it starts with and the run that closes it (`**key:**
     value`, `*the line*`, `~~struck~~`): an opener followed by a non-blank, a closer of the
-    same length after a non-blank and before the end, a blank or the colon (anything else
-    and cmark may pair the runs otherwise: then the text is left as it is, and a line left
-    starting with a marker is not read as a directive). Unchanged when the run opens
-    nothing."""
+    same length after a non-blank and before the end, a blank, the colon or a back-tick
+    (anything else and cmark may pair the runs otherwise: then the text is left as it is,
+    and a line left starting with a marker is not read as a directive). Unchanged when the
+    run opens nothing."""
     opener = run.match(text)
     if opener is None or opener.end() >= len(text) or text[opener.end()] in " \t":
         return text
@@ -78,8 +78,10 @@ def without_delimiters(text: str, run: re.Pattern[str]) -> str:
             continue  # not right-flanking, or part of a longer run
         if close > 0 and text[close - 1] == delimiter[0]:
             continue
-        if after < len(text) and text[after] not in " \t:":
-            continue  # a closer here is followed by the line's end, a blank or the colon
+        if after < len(text) and text[after] not in " \t:`":
+            # a closer here is followed by the line's end, a blank, the colon or a code span
+            # (`**ci-x-pr:**\`#1\`` shows the key in bold, then the value as code)
+            continue
         return text[opener.end():close] + text[after:]
     return text
 

@@ -87,6 +87,10 @@ class Inline:
             position = special.start()
             character = content[position]
             if character == "\\":
+                if content[position + 1:position + 2] == "\n":  # a hard line break: not shown
+                    self._text(text_from, position)
+                    self.hidden.append((position, position + 1, HIDDEN))
+                    text_from = position + 1
                 position += 2 if content[position + 1:position + 2] in _ASCII_PUNCTUATION else 1
                 continue
             ticks = 0
