@@ -218,6 +218,7 @@ class Document:
             parent.children.append(block or Block())  # a heading or a break counts too
             if isinstance(block, Paragraph):
                 block.in_list = self.open[depth - 2]
+                block.first_in_item = len(parent.children) == 1
         elif isinstance(parent, List) and isinstance(block, Item):
             parent.items.append(block)
         if block is None:

@@ -5,6 +5,7 @@ link reference definitions at its start are taken out (`link_reference`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ class Paragraph(Block):
     # The list whose item it is a block of: in a tight list it is rendered without <p>.
     in_list: Block | None = None
     heading: bool = False  # a setext underline made it a heading: rendered as one
+    # The first block of a list item: GitHub's task list takes a leading `[ ]` / `[x]` off it
+    # before the link reference definitions are read.
+    first_in_item: bool = False
 
     def tagged(self) -> bool:
         """Whether cmark writes it between tags of its own (<p>, <h1>)."""
@@ -38,7 +42,16 @@ class Paragraph(Block):
             self.lines.append((number, cursor.line, cursor.first_nonspace))
 
 
+# A task list item's box (cmark-gfm's tasklist extension).
+_TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")
+
+
 def definitions_taken(paragraph: Paragraph) -> int:
-    """How many of the paragraph's first lines are link reference definitions."""
+    """How many of the paragraph's first lines are link reference definitions (after a task
+    item's box, which GitHub takes off first: `- [ ] [x]: /url "…"` defines `[x]`)."""
     content = "".join(line[start:] + "\n" for _, line, start in paragraph.lines)
+    box = _TASK_BOX.match(content) if paragraph.first_in_item else None
+    if box is not None:
+        end = definitions_end(content[box.end():])
+        return content.count("\n", 0, box.end() + end) if end else 0
     return content.count("\n", 0, definitions_end(content))
