@@ -317,6 +317,8 @@ CASES = [
      None),
     ("definition-after-a-task-box", "- [ ] [x]: /url\n  ci-sglang-pr: #1",
      {"sglang": "refs/pull/1/head"}, None, None),
+    ("del-around-a-referenced-footnote", "<del>\n\n[^1]\n\n[^1]: ci-sglang-pr: #1\n\n</del>",
+     {"sglang": "refs/pull/1/head"}, None, None),  # the footnote renders outside the <del>
     ("angle-autolink", "ci-sglang-pr: <https://github.com/sgl-project/sglang/pull/30421>",
      {"sglang": "refs/pull/30421/head"}, None, None),
     ("angle-autolink-glued", "ci-sglang-pr: <https://github.com/sgl-project/sglang/pull/1>x",
