@@ -50,12 +50,13 @@ class Repository:
     def add_pull(self, number: int, head_sha: str, *, state: str = "open", merged: bool = False,
                  body: str | None = None, base: str = "main", author: str = "MEMBER",
                  earlier: tuple[str, ...] = (), head_repository: str | None = None,
-                 head_branch: str | None = None) -> None:
+                 head_branch: str | None = None, base_sha: str = "0" * 40,
+                 mergeable: bool | None = True, merge_commit_sha: str | None = None) -> None:
         """A pull request whose commits are `earlier`, then its head (on `head_branch` of
         `head_repository`: a fork's, or by default this repository's `feature-N`)."""
         head_repository = head_repository or self.full_name
         head_branch = head_branch or f"feature-{number}"
-        owner = head_repository.split("/")[0]
+        owner, base_owner = head_repository.split("/")[0], self.full_name.split("/")[0]
         self.pulls[number] = {
             "url": f"https://api.github.com/repos/{self.full_name}/pulls/{number}",
             "html_url": f"https://github.com/{self.full_name}/pull/{number}",
@@ -65,8 +66,9 @@ class Repository:
             "author_association": author,
             "head": {"label": f"{owner}:{head_branch}", "ref": head_branch,
                      "sha": head_sha, "repo": {"full_name": head_repository}},
-            "base": {"label": f"{owner}:{base}", "ref": base, "sha": "0" * 40,
+            "base": {"label": f"{base_owner}:{base}", "ref": base, "sha": base_sha,
                      "repo": {"full_name": self.full_name}},
+            "mergeable": mergeable, "merge_commit_sha": merge_commit_sha,
         }
         self.commits += [*earlier, head_sha]
         self.pull_commits[number] = [*earlier, head_sha]

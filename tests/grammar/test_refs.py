@@ -72,7 +72,7 @@ def test_a_url_ends_where_githubs_autolinker_ends_it(value: str, expected: RefSp
 @pytest.mark.parametrize("value", [
     f"{PULL}/commits/{SHA}.patch", f"{PULL}/commits/{SHA}~1", f"{PULL}/commits/{SHA}^",
     f"{PULL}/files/{SHA}..{SHA}", f"{PULL}/changes/{SHA}.diff", f"{PULL}/commits/{SHA}/x",
-    "pull/30421/merge", "pull/30421/heads", "refs/pull/30421/merge",
+    "pull/30421/heads", "pull/30421/merge/x", "refs/pull/30421/merged",
 ])
 def test_anything_glued_to_a_pull_requests_commit_is_an_error_never_its_head(value: str) -> None:
     assert isinstance(classify(value, REPO), ValueProblem)
@@ -92,3 +92,8 @@ def test_check_ref_format(ref: str, reason: str | None) -> None:
         assert result is None
     else:
         assert result is not None and reason in result
+
+
+@pytest.mark.parametrize("value", ["pull/30421/merge", "refs/pull/30421/merge"])
+def test_the_merge_forms_are_the_pull_request_merged_onto_its_base(value: str) -> None:
+    assert classify(value, REPO) == RefSpec("pr", "refs/pull/30421/merge", pr=30421)

@@ -724,3 +724,23 @@ def test_a_record_that_cannot_be_removed_is_a_clear_failure(cli: Cli, box: Sandb
     assert report["error"].startswith("Is a directory (")
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["main"]
     assert "internal error" not in result.stderr
+
+
+def test_a_merge_ref_without_a_token_checks_out_the_commit_it_fetched(
+        cli: Cli, box: Sandbox) -> None:
+    """`pull/202/merge` without a token: install fetches GitHub's test-merge ref and reports
+    the commit it got, whose history holds the base's tags (versions from git stay right)."""
+    origin = box.origins["megatron"]
+    git(origin, "checkout", "-q", "--detach", "main")
+    git(origin, "-c", "user.name=GitHub", "-c", "user.email=noreply@github.com", "merge", "-q",
+        "--no-ff", "-m", "Merge 202 into main", box.commits["megatron"]["pr"])
+    merge = git(origin, "rev-parse", "HEAD")
+    git(origin, "update-ref", "refs/pull/202/merge", merge)
+    git(origin, "checkout", "-q", "main")
+    result = install(cli, box, overrides(megatron="pull/202/merge"))
+    assert result.code == 0, result.stderr
+    assert git(box.baked["megatron"], "rev-parse", "HEAD") == merge
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["ref"], report["sha"], report["state"]) == (
+        "refs/pull/202/merge", merge, "installed")
+    assert result.outputs["megatron_sha"] == merge

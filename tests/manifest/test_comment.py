@@ -829,3 +829,32 @@ def test_a_comment_whose_data_alone_is_too_long_fails_before_posting() -> None:
 
     with pytest.raises(FatalError, match="does not fit in one comment"):
         comment_body(manifest_run("suite 1", 60, 1500))
+
+
+# ---- a dependency pull request merged onto its base ------------------------------------------
+
+MERGE, BASE, NEW_BASE, NEW_MERGE = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+
+
+@pytest.mark.parametrize("value", ["pull/102/merge", "refs/pull/102/merge"])
+def test_require_tested_compares_a_merges_head_and_only_shows_its_base_moving(
+        comment: Run, guard: Guard, github: FakeGitHub, value: str) -> None:
+    sglang = github.repository("sgl-project/sglang")
+    sglang.add_pull(102, HEAD_102, base_sha=BASE, merge_commit_sha=MERGE)
+    result = comment(f"ci-sglang-pr: {value}")
+    assert result.code == 0, result.stderr
+    entry = section_of(thread(github)[0]["body"]).tested["sglang"]
+    assert (entry.ref, entry.sha, entry.head, entry.base, entry.pr) == (
+        "refs/pull/102/merge", MERGE, HEAD_102, BASE, 102)
+    # The base moves: GitHub recomputes the merge. What the author named, the head, is the
+    # one tested: the guard passes and says the base moved.
+    sglang.add_pull(102, HEAD_102, base_sha=NEW_BASE, merge_commit_sha=NEW_MERGE)
+    passed = guard(f"ci-sglang-pr: {value}")
+    assert passed.code == 0, passed.stderr
+    assert "sgl-project/sglang#102's base moved since suite" in passed.stderr
+    # The head moves: the merge tested is not the change named now.
+    sglang.add_pull(102, MOVED, base_sha=NEW_BASE, merge_commit_sha=NEW_MERGE)
+    failed = guard(f"ci-sglang-pr: {value}")
+    assert failed.code == 1
+    assert (f"sgl-project/sglang#102 moved since suite `{SUITE}` ({RUN}) tested it: tested "
+            f"{HEAD_102}, head now {MOVED}") in failed.stderr

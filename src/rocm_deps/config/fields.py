@@ -104,6 +104,9 @@ DEPENDENCY: Mapping[str, Field] = _rows(
     Field("directive", str, "ci-{name}-pr", "The PR-body key (case-insensitive)."),
     Field("dispatch-input", str, "ci_{name}_pr", "The `workflow_dispatch` input name."),
     Field("default", str, None, "A ref used when nothing else names one."),
+    Field("merge-with-base", bool, False, "`true`: every pull request form (`#N`, its URL, "
+          "`owner/repo#N`) means the pull request merged onto its base, as "
+          "`refs/pull/N/merge` does; pinned to GitHub's test-merge commit with a token."),
     Field("fetch-depth", int, 0, "0: the whole history (the image's clones are complete, and a "
           "shallow fetch would cut the history setuptools-scm needs: SGLang would report "
           "`0.0.0.dev1+g…`); a clone that is already shallow is fetched with `--depth=1`.",

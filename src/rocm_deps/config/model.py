@@ -48,6 +48,7 @@ class DependencyConfig(RefKey):
     pip_env: tuple[tuple[str, str], ...] = DEPENDENCY["pip-env"].default
     pip_args: tuple[str, ...] = DEPENDENCY["pip-args"].default
     build_isolation: BuildIsolation = DEPENDENCY["build-isolation"].default  # install.build
+    merge_with_base: bool = DEPENDENCY["merge-with-base"].default  # PR forms mean the merge
     rebuild_paths: tuple[str, ...] = DEPENDENCY["rebuild-paths"].default
 
 

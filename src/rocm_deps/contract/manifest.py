@@ -72,9 +72,17 @@ class ManifestEntry:
     ref: str
     sha: str | None  # None: neither resolve (no token) nor an install report knew it
     pr: int | None
+    # A pull request merged onto its base: the head (what the author named, and what the
+    # guard compares) and the base the tested merge commit `sha` was made of.
+    head: str | None = None
+    base: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"repository": self.repository, "ref": self.ref, "sha": self.sha, "pr": self.pr}
+        document = {"repository": self.repository, "ref": self.ref, "sha": self.sha,
+                    "pr": self.pr}
+        if self.head is not None or self.base is not None:
+            document |= {"head": self.head, "base": self.base}
+        return document
 
 
 @dataclass(frozen=True)
@@ -158,7 +166,11 @@ def _tested(entry: object) -> ManifestEntry | None:
         return None
     if pr is not None and (isinstance(pr, bool) or not isinstance(pr, int) or pr < 1):
         return None
-    return ManifestEntry(repository, ref, sha, pr)
+    head, base = entry.get("head"), entry.get("base")
+    if any(value is not None and (not isinstance(value, str) or not FULL_SHA.fullmatch(value))
+           for value in (head, base)):
+        return None
+    return ManifestEntry(repository, ref, sha, pr, head, base)
 
 
 @dataclass(frozen=True)
@@ -235,6 +247,16 @@ class ManifestRow:
     pull_state: str | None = None  # the dependency pull request now: open, merged, closed
     pull_head: str | None = None
 
+    @property
+    def entry(self) -> ManifestEntry:
+        """What the manifest keeps of the row; a merge's head and base when the commit tested
+        is the merge resolve pinned (else they are unknown)."""
+        override = self.override
+        pinned = override.merge and self.tested is not None and self.tested == override.sha
+        return ManifestEntry(self.repository, override.ref, self.tested, override.pr,
+                             override.head if pinned else None,
+                             override.base if pinned else None)
+
 
 @dataclass
 class ManifestRun:
@@ -250,6 +272,4 @@ class ManifestRun:
 
     @property
     def manifest(self) -> Manifest:
-        return Manifest(self.run_url, {row.name: ManifestEntry(row.repository, row.override.ref,
-                                                        row.tested, row.override.pr)
-                                       for row in self.rows})
+        return Manifest(self.run_url, {row.name: row.entry for row in self.rows})

@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
-from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref
+from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref, is_merge_ref
 
 # The version of the resolve and install reports and of the `overrides` document.
 REPORT_VERSION = 1
@@ -40,10 +40,22 @@ class Override:
     sha: str | None = None
     line: int | None = None
     pr: int | None = None
+    # A pull request merged onto its base (`refs/pull/N/merge`), pinned: the head and the
+    # base commit GitHub's merge commit (`sha`) was made of.
+    head: str | None = None
+    base: str | None = None
+
+    @property
+    def merge(self) -> bool:
+        """Whether this tests pull request `pr` merged onto its base."""
+        return self.kind == "pr" and is_merge_ref(self.ref)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ref": self.ref, "sha": self.sha, "kind": self.kind, "source": self.source,
-                "raw": self.raw, "line": self.line, "pr": self.pr}
+        document = {"ref": self.ref, "sha": self.sha, "kind": self.kind, "source": self.source,
+                    "raw": self.raw, "line": self.line, "pr": self.pr}
+        if self.merge:
+            document |= {"head": self.head, "base": self.base}
+        return document
 
     @classmethod
     def from_json(cls, name: str, entry: object, where: str) -> Override:
@@ -81,14 +93,22 @@ class Override:
         pr = _optional_int(entry.get("pr"), "pr", fail)
         # The kind, the ref and the pull request say one thing: a document that says two
         # (`kind: pr, pr: 5, ref: main`) would test one and guard the other.
-        if kind == "pr" and (pr is None or ref != f"refs/pull/{pr}/head"):
-            raise fail(f"a `pr` override fetches `refs/pull/<pr>/head` of its `pr`; got ref "
-                       f"{ref!r} and pr {pr!r}")
+        if kind == "pr" and (pr is None or ref not in (f"refs/pull/{pr}/head",
+                                                       f"refs/pull/{pr}/merge")):
+            raise fail(f"a `pr` override fetches `refs/pull/<pr>/head` (or `/merge`) of its "
+                       f"`pr`; got ref {ref!r} and pr {pr!r}")
+        merge = {key: entry.get(key) for key in ("head", "base")}
+        for key, value in merge.items():
+            if value is not None and (not isinstance(value, str) or not FULL_SHA.fullmatch(
+                    value) or not is_merge_ref(ref)):
+                raise fail(f"`{key}` must be a full lowercase hex SHA or null, and only a "
+                           f"merge (`refs/pull/<pr>/merge`) has one")
         if kind == "ref" and (pr is not None or ref.startswith(("refs/pull/", "pull/"))):
             raise fail(f"a `ref` override names a branch or tag, never a pull request; got ref "
                        f"{ref!r} and pr {pr!r}")
         return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
-                   line=_optional_int(entry.get("line"), "line", fail), pr=pr)
+                   line=_optional_int(entry.get("line"), "line", fail), pr=pr,
+                   head=merge["head"], base=merge["base"])
 
 
 def _optional_int(value: object, key: str, fail: Callable[[str], UsageError]) -> int | None:

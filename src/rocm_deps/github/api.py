@@ -74,6 +74,10 @@ class PullInfo:
     author_association: str | None
     head_repository: str | None = None  # owner/repo the head branch lives in (a fork's)
     head_ref: str = ""  # the head branch's name
+    base_sha: str | None = None  # the base branch's commit the pull request is against now
+    # GitHub's test merge onto the base: None while GitHub computes it (or never, for a list)
+    mergeable: bool | None = None
+    merge_commit_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -353,6 +357,9 @@ def _pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
     association = raw.get("author_association")
     head_repo = head.get("repo")
     full_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+    mergeable = raw.get("mergeable")
+    merge_commit = raw.get("merge_commit_sha")
+    base_sha = base.get("sha")
     return PullInfo(number, _sha(head.get("sha"), what), state, merged,
                     _label(base.get("ref")), _label(head.get("label")),
                     body if isinstance(body, str) else None,
@@ -360,7 +367,10 @@ def _pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
                     and ASSOCIATION.fullmatch(association) else None,
                     full_name if isinstance(full_name, str)
                     and REPOSITORY.fullmatch(full_name) else None,
-                    _label(head.get("ref")))
+                    _label(head.get("ref")),
+                    _sha(base_sha, what) if base_sha is not None else None,
+                    mergeable if isinstance(mergeable, bool) else None,
+                    _sha(merge_commit, what) if merge_commit is not None else None)
 
 
 def _object(value: object, what: str) -> dict[str, Any]:

@@ -114,6 +114,8 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGITS = re.compile(r"[0-9]+")
 _PR_SHORT = re.compile(r"(?:#|pull/)([0-9]+)")
 _PR_REF = re.compile(r"(?:refs/)?pull/([0-9]+)/head")
+# Pull request N merged onto its base: GitHub's test-merge ref.
+_PR_MERGE = re.compile(r"(?:refs/)?pull/([0-9]+)/merge")
 # git reads `pull/N/…` as `refs/pull/N/…` (its ref DWIM): never a branch name here.
 _PULL_NAMESPACE = re.compile(r"(?:refs/)?pull/.*")
 _PR_CROSS = re.compile(rf"({REPOSITORY_NAME})#([0-9]+)")
@@ -232,6 +234,9 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
         match = pattern.fullmatch(value)
         if match:
             return _pull_request(match.group(1), value)
+    merge = _PR_MERGE.fullmatch(value)
+    if merge:
+        return merged_onto_base(_pull_request(merge.group(1), value))
     cross = _PR_CROSS.fullmatch(value)
     if cross:
         problem = _other_repository(cross.group(1), repository, value)
@@ -279,6 +284,18 @@ def _pull_request(digits: str, value: str) -> RefSpec | ValueProblem:
     if len(digits) > MAX_PR_NUMBER_DIGITS or number < 1:
         return ValueProblem(f"`{value}` is not a valid pull request number")
     return RefSpec("pr", f"refs/pull/{number}/head", pr=number)
+
+
+def merged_onto_base(spec: RefSpec | ValueProblem) -> RefSpec | ValueProblem:
+    """A pull request's spec as its merge onto its base (`refs/pull/N/merge`): still pull
+    request N for the guard and the manifest."""
+    if isinstance(spec, ValueProblem) or spec.kind != "pr" or spec.pr is None:
+        return spec
+    return replace(spec, ref=f"refs/pull/{spec.pr}/merge")
+
+
+def is_merge_ref(ref: str) -> bool:
+    return _PR_MERGE.fullmatch(ref) is not None
 
 
 def _other_repository(named: str, repository: str, value: str) -> ValueProblem | None:

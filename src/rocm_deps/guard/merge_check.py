@@ -29,7 +29,7 @@ from rocm_deps.grammar.directives import (
     code_findings,
     parse_body,
 )
-from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE, is_merge_ref
 from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
@@ -322,11 +322,23 @@ def _check_suite(settings: MergeCheckSettings, number: int,
                 f"names no commit of it that an install report confirmed): re-run the "
                 f"suite"),
                 title="rocm-deps: not tested"))
-        elif tested.sha != pull.head_sha:
+        elif is_merge_ref(tested.ref) and tested.head is None:
+            report.errors.append(Finding("error", (
+                f"pull request #{number}: {run} tested {target} merged onto its base at "
+                f"{tested.sha}, but not which head that merge was made of (resolve ran without "
+                f"a token): re-run the suite with `github-token` so the merge is pinned"),
+                title="rocm-deps: not checkable"))
+        elif (tested.head or tested.sha) != pull.head_sha:
             report.errors.append(Finding("error", (
                 f"pull request #{number}: {target} moved since {run} tested it: tested "
-                f"{tested.sha}, head now {pull.head_sha}. Re-run the suite so that CI tests "
-                f"the new head"), title="rocm-deps: tested dependency moved"))
+                f"{tested.head or tested.sha}, head now {pull.head_sha}. Re-run the suite so "
+                f"that CI tests the new head"), title="rocm-deps: tested dependency moved"))
+        elif tested.base is not None and pull.base_sha is not None and (
+                tested.base != pull.base_sha):
+            # The author named the change; its base moving is shown, never blocking.
+            report.notices.append(f"pull request #{number}: {target}'s base moved since {run} "
+                                  f"tested its merge (base then {tested.base[:12]}, now "
+                                  f"{pull.base_sha[:12]}); its head is what was tested")
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:

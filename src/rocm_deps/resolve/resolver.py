@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from rocm_deps.grammar.directives import (
     code_findings,
     parse_body,
 )
-from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify
+from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_base
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.settings import ResolveSettings
@@ -74,6 +75,14 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
             report.overrides[dependency.name] = override
     if settings.api.token and not report.errors:
         _pin_overrides(_api(settings), config, report)
+    elif not settings.api.token:
+        for override in report.overrides.values():
+            if override.merge:
+                report.notices.append(
+                    f"{override.name}: `{override.raw}` is pull request #{override.pr} merged "
+                    f"onto its base, which moves with the base: without a token the commit "
+                    f"is fixed when install fetches {override.ref} (each job may get another); "
+                    f"pass `github-token` to pin it once for every job")
     for override in report.overrides.values():
         if override.kind == "short-commit" and override.sha is None:
             report.errors.append(Finding("error", _short_sha_message(override), override.line or 0,
@@ -332,6 +341,10 @@ def _from_value(dependency: DependencyConfig, value: str, source: Source, where:
 
 def _override(dependency: DependencyConfig, spec: RefSpec, source: Source, raw: str,
               line: int | None) -> Override:
+    if dependency.merge_with_base:  # every pull request form means its merge onto its base
+        merged = merged_onto_base(spec)
+        assert isinstance(merged, RefSpec)
+        spec = merged
     return Override(name=dependency.name, kind=spec.kind, ref=spec.ref, source=source, raw=raw,
                     sha=spec.sha, line=line, pr=spec.pr)
 
@@ -373,6 +386,8 @@ def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> Non
 
 def _pinned(api: GitHubApi, repository: str, override: Override,
             report: ResolveReport) -> Override:
+    if override.merge and override.pr is not None:
+        return _merge_of_pull(api, repository, override, report)
     if override.kind == "pr" and override.pr is not None:
         pull = api.pull(repository, override.pr)
         summary = (f"{override.name}: #{pull.number} ({pull.head_label} into {pull.base_ref}) "
@@ -391,6 +406,42 @@ def _pinned(api: GitHubApi, repository: str, override: Override,
     if override.kind == "short-commit":
         return dataclasses.replace(override, ref=sha, sha=sha)  # install fetches the full SHA
     return dataclasses.replace(override, sha=sha)
+
+
+# GitHub computes a pull request's test merge in the background: `mergeable` is null until it
+# has; asked again this many times, this many seconds apart.
+MERGEABLE_ATTEMPTS = 5
+MERGEABLE_WAIT_SECONDS = 2.0
+
+
+def _merge_of_pull(api: GitHubApi, repository: str, override: Override,
+                   report: ResolveReport) -> Override:
+    """Pull request `pr` merged onto its base: pinned to GitHub's test-merge commit, so every
+    job tests one commit (the merge ref moves whenever the base does)."""
+    from rocm_deps.github.api import ApiError
+
+    pull = api.pull(repository, override.pr or 0)
+    for _ in range(MERGEABLE_ATTEMPTS - 1):
+        if pull.mergeable is not None or pull.state != "open":
+            break
+        time.sleep(MERGEABLE_WAIT_SECONDS)
+        pull = api.pull(repository, override.pr or 0)
+    target = f"{repository}#{pull.number}"
+    if pull.state != "open":
+        raise ApiError(f"{target} is {'merged' if pull.merged else 'closed'}: it has no merge "
+                       f"onto its base to test; name its head with `#{pull.number}`, or the "
+                       f"commit")
+    if pull.mergeable is False:
+        raise ApiError(f"{target} does not merge cleanly onto {pull.base_ref}: rebase it, or "
+                       f"name its head with `#{pull.number}`")
+    if pull.mergeable is None or pull.merge_commit_sha is None or pull.base_sha is None:
+        raise ApiError(f"GitHub has not computed the merge of {target} onto {pull.base_ref} "
+                       f"after {MERGEABLE_ATTEMPTS} attempts; re-run the job")
+    report.notices.append(f"{override.name}: #{pull.number} ({pull.head_label}) merged onto "
+                          f"{pull.base_ref} at {pull.base_sha[:12]}: testing the merge commit "
+                          f"{pull.merge_commit_sha} (head {pull.head_sha[:12]})")
+    return dataclasses.replace(override, sha=pull.merge_commit_sha, head=pull.head_sha,
+                               base=pull.base_sha)
 
 
 def _commit_of_pull(api: GitHubApi, repository: str, override: Override,
