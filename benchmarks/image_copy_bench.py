@@ -73,7 +73,8 @@ def main() -> int:
                        "false", "--format", "json", "--overrides"]
             times["baseline"].append(timed([*tool, "--version"], environ)[0])
             seconds, states = timed([*install, "{}"], environ)
-            assert states == {"sglang": "image", "megatron": "image"}, states
+            assert states == {"sglang": "image", "megatron": "image",
+                              "megatron-bridge": "absent"}, states
             times["fresh"].append(seconds)
             pull = json.dumps({"megatron": {"ref": "refs/pull/202/head", "kind": "pr",
                                             "pr": 202, "source": "body", "raw": "#202"}})
@@ -82,7 +83,8 @@ def main() -> int:
             assert states["megatron"] == "restored", states
             times["restore"].append(seconds)
             seconds, states = timed([*install, "{}"], environ)
-            assert states == {"sglang": "image", "megatron": "image"}, states
+            assert states == {"sglang": "image", "megatron": "image",
+                              "megatron-bridge": "absent"}, states
             times["verified"].append(seconds)
             sandbox.remove(box.root)
     baseline = statistics.median(times["baseline"])

@@ -95,4 +95,4 @@ def test_one_module_decides_what_a_child_process_sees() -> None:
                 callers.add(name)
     assert policy == {}
     assert callers == {"settings.py", "install/git.py", "install/job.py", "install/build.py",
-                       "config/fields.py"}
+                       "install/git_package.py", "config/fields.py"}

@@ -18,8 +18,13 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_builtin_defaults_match_design() -> None:
     config = load_config(None)
-    assert config.names == ("sglang", "megatron")
-    sglang, megatron = config.dependencies
+    assert config.names == ("sglang", "megatron", "megatron-bridge")
+    sglang, megatron, bridge = config.dependencies
+    # Megatron-Bridge has no clone: the image pip-installed it from git.
+    assert (bridge.path, bridge.distribution, bridge.url, bridge.build_isolation) == (
+        None, "megatron-bridge", "https://github.com/radixark/Megatron-Bridge.git", "never")
+    assert (bridge.directive, bridge.dispatch_input) == (
+        "ci-megatron-bridge-pr", "ci_megatron_bridge_pr")
     assert (sglang.repository, sglang.path, sglang.install_dir, sglang.patches) == (
         "sgl-project/sglang", "/sgl-workspace/sglang", "python", ())
     assert (megatron.repository, megatron.path, megatron.install_dir, megatron.submodules) == (
@@ -158,9 +163,9 @@ def test_an_unknown_key_without_a_close_one_gets_no_guess(tmp_path: Path) -> Non
 
 def test_a_built_in_dependency_can_be_switched_off(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[dependencies.sglang]\nenabled = false\n"))
-    assert config.names == ("megatron",)
+    assert config.names == ("megatron", "megatron-bridge")
     assert load_config(write(tmp_path, "[dependencies.sglang]\nenabled = true\n")).names == (
-        "sglang", "megatron")
+        "sglang", "megatron", "megatron-bridge")
 
 
 def test_a_missing_config_file_says_where_it_was_looked_for_and_to_check_out(
@@ -200,7 +205,8 @@ def test_value_tables_are_checked(tmp_path: Path, text: str, message: str) -> No
 def test_the_profiles_differ_where_miles_suites_differ() -> None:
     rocm, cuda = load_config(None, "rocm"), load_config(None, "cuda")
     assert [(d.name, d.default, d.install_dir, d.patches, d.recipe) for d in cuda.dependencies] == [
-        ("sglang", "sglang-miles", "", (), None), ("megatron", "miles-main", "", (), None)]
+        ("sglang", "sglang-miles", "", (), None), ("megatron", "miles-main", "", (), None),
+        ("megatron-bridge", None, ".", (), None)]  # no clone to put on PYTHONPATH: installed
     assert (cuda.lock_file, cuda.lock_file_required, cuda.install.workspace_install) == (
         "release-lock.json", False, False)
     assert (rocm.lock_file, rocm.lock_file_required, rocm.install.workspace_install) == (

@@ -101,3 +101,8 @@ def test_a_shell_unsafe_ref_in_an_overrides_document_is_refused(ref: str) -> Non
     with pytest.raises(UsageError) as caught:
         overrides_from_json({"sglang": {"ref": ref}}, ("sglang",), "--overrides")
     assert caught.value.message.startswith(f"--overrides: `sglang`: ref {ref!r} is not valid")
+
+
+def test_a_document_without_kind_reads_a_pull_requests_ref_as_that_pull_request() -> None:
+    parsed = overrides_from_json({"megatron": {"ref": "refs/pull/202/head"}}, NAMES, "test")
+    assert (parsed["megatron"].kind, parsed["megatron"].pr) == ("pr", 202)

@@ -94,7 +94,7 @@ def test_the_command_demo_keep_prints_reruns_install_in_the_kept_sandbox(
     assert again.returncode == 0, again.stderr[-3000:]
     report = json.loads(again.stdout)
     assert {name: dep["state"] for name, dep in report["dependencies"].items()} == {
-        "sglang": "up-to-date", "megatron": "up-to-date"}
+        "sglang": "up-to-date", "megatron": "up-to-date", "megatron-bridge": "absent"}
     assert {name: dep["sha"] for name, dep in report["dependencies"].items()} == {
         name: dep["sha"] for name, dep in installed["dependencies"].items()}
 

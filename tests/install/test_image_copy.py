@@ -46,11 +46,13 @@ def test_a_run_that_names_nothing_returns_an_earlier_runs_install_to_the_image(
     first = install(cli, box, overrides(megatron="refs/pull/202/head"))
     assert first.code == 0, first.stderr
     assert installed_version(box, "megatron-core") == MEGATRON_PR
-    assert states(first) == {"sglang": "image", "megatron": "installed"}
+    assert states(first) == {"sglang": "image", "megatron": "installed",
+                             "megatron-bridge": "absent"}
     # The next run on the same machine names nothing.
     second = install(cli, box, "{}")
     assert second.code == 0, second.stderr
-    assert states(second) == {"sglang": "image", "megatron": "restored"}
+    assert states(second) == {"sglang": "image", "megatron": "restored",
+                             "megatron-bridge": "absent"}
     assert installed_version(box, "megatron-core") == MEGATRON_BAKED
     assert git(megatron, "rev-parse", "HEAD") == image["head"]
     assert snapshot(megatron)["files"] == image["files"]  # the image's own edits are back
@@ -62,7 +64,8 @@ def test_a_run_that_names_nothing_returns_an_earlier_runs_install_to_the_image(
     # And a third finds the image's copy as the second left it: no fetch, no pip.
     third = install(cli, box, "{}")
     assert third.code == 0, third.stderr
-    assert states(third) == {"sglang": "image", "megatron": "image"}
+    assert states(third) == {"sglang": "image", "megatron": "image",
+                             "megatron-bridge": "absent"}
     assert not [line for line in third.stderr.splitlines()
                 if line.startswith(("+ git", "+ " + box.python))
                 and (" fetch " in line or " pip " in line)]
@@ -72,7 +75,8 @@ def test_naming_one_dependency_returns_the_other_to_the_image(cli: Cli, box: San
     assert install(cli, box, overrides(megatron="refs/pull/202/head")).code == 0
     result = install(cli, box, overrides(sglang="main"))
     assert result.code == 0, result.stderr
-    assert states(result) == {"sglang": "installed", "megatron": "restored"}
+    assert states(result) == {"sglang": "installed", "megatron": "restored",
+                             "megatron-bridge": "absent"}
     assert installed_version(box, "megatron-core") == MEGATRON_BAKED
 
 

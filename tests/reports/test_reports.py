@@ -45,6 +45,8 @@ def test_resolve_outputs_name_every_dependency() -> None:
         "sglang_ref": "refs/pull/7/head", "sglang_sha": SHA, "megatron_ref": "",
         "megatron_sha": "", "image_tag": "nightly",
         "sglang_repository": "sgl-project/sglang", "megatron_repository": "radixark/Megatron-LM",
+        "megatron_bridge_ref": "", "megatron_bridge_sha": "",
+        "megatron_bridge_repository": "radixark/Megatron-Bridge",
         "dispatch_inputs": '{"ci_sglang_pr":"#7","ci_image_tag":"nightly"}'}
     assert json.loads(outputs["report"])["values"] == {
         "image-tag": {"value": "nightly", "source": "body", "line": 4}}

@@ -100,7 +100,8 @@ def test_a_dispatch_input_nothing_reads_is_an_error(write_event: EventWriter, cl
     assert result.code == 1
     assert ("::error title=rocm-deps%3A unknown dispatch input::the dispatch input `ci_vllm_pr` "
             "(`#12`) is read by no configured dependency (built-in defaults reads ci_image_tag, "
-            "ci_megatron_pr, ci_sglang_pr); configure the dependency it names, or leave the "
+            "ci_megatron_bridge_pr, ci_megatron_pr, ci_sglang_pr); configure the dependency it "
+            "names, or leave the "
             "input empty") in result.stderr
     assert set(result.outputs) == {"report"}  # failed closed: no skip flag, no refs
     # ci_image_tag is the built-in image-tag value's input: read, and valid.

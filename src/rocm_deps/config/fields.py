@@ -91,8 +91,15 @@ DEPENDENCY: Mapping[str, Field] = _rows(
           "directive is then unknown."),
     Field("repository", str, REQUIRED, "`owner/repo` on GitHub: PR numbers and URLs must name "
           "it.", expected="a string 'owner/repo'"),
-    Field("path", str, REQUIRED, "The image's clone (absolute).",
+    Field("path", str, None, "The image's clone (absolute). Without it the dependency is a git "
+          "package: give `distribution`.",
           expected="a string (absolute path of the baked checkout)"),
+    Field("distribution", str, None, "A git package (no clone in the image, pip-installed from "
+          "git): the name pip records it under. Install fetches the named commit into a new "
+          "private directory and runs `pip install --no-deps git+<url>@<sha>`, so pip's own "
+          "record names the commit."),
+    Field("url", str, None, "The git URL a git package is fetched from (default "
+          "`https://github.com/<repository>.git`)."),
     Field("remote", str, "origin", "The clone's remote to fetch from."),
     Field("install-dir", str, ".", "Directory of the clone to `pip install -e`; `\"\"`: no pip "
           "install."),

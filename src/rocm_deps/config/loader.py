@@ -26,6 +26,8 @@ from rocm_deps.config.fields import (
 )
 from rocm_deps.config.model import (
     DEPENDENCY_NAME,
+    DISTRIBUTION,
+    GIT_URL,
     REPOSITORY,
     VALUE_NAME,
     ApiConfig,
@@ -148,9 +150,10 @@ def _check_keys(values: Mapping[str, Any], where: str, fail: Fail) -> None:
 
 def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     where = f"dependencies.{name}"
-    values = _entry(name, DEPENDENCY_NAME, "a dependency name is lowercase letters, digits and "
-                    "'_', starting with a letter (it becomes output names like <name>_sha)",
-                    table, DEPENDENCY, where, fail)
+    values = _entry(name, DEPENDENCY_NAME, "a dependency name is lowercase letters, digits, "
+                    "'_' and '-', starting with a letter (it becomes output names like "
+                    "<name>_sha, '-' read as '_')", table, DEPENDENCY, where, fail)
+    _git_package(name, values, where, fail)
     if not REPOSITORY.fullmatch(values["repository"]):
         raise fail(f"{where}.repository",
                    f"expected the form 'owner/repo', got {values['repository']!r}")
@@ -161,7 +164,26 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     remote = values.get("remote", DEPENDENCY["remote"].default)
     if not remote or remote.startswith("-"):
         raise fail(f"{where}.remote", f"not a valid remote name: {remote!r}")
-    return DependencyConfig(name=name, **_fields(values, DEPENDENCY, name=name))
+    arguments = _fields(values, DEPENDENCY, name=name)
+    if "dispatch-input" not in values:
+        arguments["dispatch_input"] = arguments["dispatch_input"].replace("-", "_")
+    if arguments.get("distribution") and not arguments.get("url"):
+        arguments["url"] = f"https://github.com/{values['repository']}.git"
+    return DependencyConfig(name=name, **arguments)
+
+
+def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -> None:
+    """A dependency is a clone (`path`) or a git package (`distribution`, from `url`)."""
+    if ("path" in values) == ("distribution" in values):
+        raise fail(where, "give `path` (the image's clone) or `distribution` (a package the "
+                          "image pip-installed from git, with no clone), not both and not "
+                          "neither")
+    if "distribution" in values and not DISTRIBUTION.fullmatch(values["distribution"]):
+        raise fail(f"{where}.distribution", f"expected a distribution name such as "
+                                            f"megatron-bridge, got {values['distribution']!r}")
+    if "url" in values and not GIT_URL.fullmatch(values["url"]):
+        raise fail(f"{where}.url", f"expected an https:// or file:/// git URL of letters, "
+                                   f"digits and `._~/%+-`, got {str(values['url'])[:100]!r}")
 
 
 def _value(name: str, table: Any, fail: Fail) -> ValueConfig:

@@ -22,7 +22,9 @@ from rocm_deps.config.fields import (
 from rocm_deps.config.profiles import Profile
 from rocm_deps.grammar.keys import REPOSITORY_NAME, CodeDirectives, RefKey, ValueKey
 
-DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+DISTRIBUTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
+GIT_URL = re.compile(r"(?:https://|file:///)[A-Za-z0-9._~/%+-]+(?::[0-9]{1,5})?[A-Za-z0-9._~/%+-]*")
 VALUE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 REPOSITORY = re.compile(REPOSITORY_NAME)
 
@@ -32,7 +34,9 @@ class DependencyConfig(RefKey):
     """A configured dependency: its directive (`RefKey`: name, repository, directive and
     dispatch input, the directive's default from DEPENDENCY["directive"]) and its install."""
 
-    path: str
+    path: str | None = DEPENDENCY["path"].default  # None: a git package (`distribution`)
+    distribution: str | None = DEPENDENCY["distribution"].default
+    url: str | None = DEPENDENCY["url"].default  # a git package's; loader: GitHub's by default
     remote: str = DEPENDENCY["remote"].default
     install_dir: str = DEPENDENCY["install-dir"].default
     patches: tuple[str, ...] = DEPENDENCY["patches"].default
@@ -49,6 +53,13 @@ class DependencyConfig(RefKey):
     pip_args: tuple[str, ...] = DEPENDENCY["pip-args"].default
     build_isolation: BuildIsolation = DEPENDENCY["build-isolation"].default  # install.build
     merge_with_base: bool = DEPENDENCY["merge-with-base"].default  # PR forms mean the merge
+
+    @property
+    def clone(self) -> str:
+        """The clone's path; only a clone dependency has one (a git package has none)."""
+        if self.path is None:
+            raise ValueError(f"{self.name} is a git package: it has no clone")
+        return self.path
     rebuild_paths: tuple[str, ...] = DEPENDENCY["rebuild-paths"].default
 
 

@@ -23,15 +23,15 @@ FIXED_OUTPUTS = frozenset({SKIP, NAMED_BY, OVERRIDES, DISPATCH_INPUTS, PATCHES, 
 
 
 def ref_output(dependency: str) -> str:
-    return f"{dependency}_ref"
+    return f"{dependency.replace('-', '_')}_ref"
 
 
 def sha_output(dependency: str) -> str:
-    return f"{dependency}_sha"
+    return f"{dependency.replace('-', '_')}_sha"
 
 
 def repository_output(dependency: str) -> str:
-    return f"{dependency}_repository"
+    return f"{dependency.replace('-', '_')}_repository"
 
 
 def dependency_outputs(dependency: str) -> tuple[str, str, str]:

@@ -37,6 +37,14 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
             # halves the first run here; on SGLang's history it is slower, so not there.
             "fetch-filter": "blob:none",
         },
+        # No clone in the image: both Miles Dockerfiles run `pip install
+        # git+https://github.com/radixark/Megatron-Bridge.git@<sha> --no-deps
+        # --no-build-isolation` (its build requires torch, which the image has).
+        "megatron-bridge": {
+            "repository": "radixark/Megatron-Bridge",
+            "distribution": "megatron-bridge",
+            "build-isolation": "never",
+        },
     },
     "install": {"workspace-install": True, "pip-args": []},
     # Miles' body tags name CUDA images, so the ROCm suite takes its image from dispatch.

@@ -8,6 +8,7 @@ Pure: no I/O, no runner, no git.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
@@ -18,6 +19,7 @@ from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref, is_m
 
 # The version of the resolve and install reports and of the `overrides` document.
 REPORT_VERSION = 1
+_PULL_REF = re.compile(r"refs/pull/([0-9]{1,9})/(?:head|merge)")
 
 # "image": nothing named the dependency, and install keeps (or returns) it at the image's copy;
 # never in an overrides document.
@@ -73,8 +75,11 @@ class Override:
         sha = entry.get("sha")
         if sha is not None and (not isinstance(sha, str) or not FULL_SHA.fullmatch(sha)):
             raise fail("`sha` must be a full lowercase hex SHA (40 or 64 digits) or null")
-        # Documents written before `kind` existed: a full SHA is a commit, the rest a ref.
-        kind = entry.get("kind", "commit" if FULL_SHA.fullmatch(ref) else "ref")
+        # Documents written before `kind` existed: a full SHA is a commit, a pull request's
+        # ref names that pull request, the rest is a ref.
+        pull = _PULL_REF.fullmatch(ref)
+        kind = entry.get("kind", "commit" if FULL_SHA.fullmatch(ref) else
+                         "pr" if pull is not None else "ref")
         if kind not in KINDS:
             raise fail(f"`kind` must be one of {', '.join(KINDS)}, got {kind!r}")
         if kind in ("commit", "short-commit"):
@@ -91,6 +96,8 @@ class Override:
             raise fail("`raw` must be a string")
         raw = without_lone_surrogates(raw)  # JSON can hold one; no UTF-8 channel can
         pr = _optional_int(entry.get("pr"), "pr", fail)
+        if pr is None and pull is not None and "kind" not in entry:
+            pr = int(pull.group(1))
         # The kind, the ref and the pull request say one thing: a document that says two
         # (`kind: pr, pr: 5, ref: main`) would test one and guard the other.
         if kind == "pr" and (pr is None or ref not in (f"refs/pull/{pr}/head",

@@ -50,7 +50,7 @@ def pip_install(context: Context, job: Job) -> None:
     if not dependency.install_dir:
         context.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
         return
-    directory = Path(dependency.path) / dependency.install_dir
+    directory = Path(dependency.clone) / dependency.install_dir
     editable_install(context, "pip", directory, dependency.name, dependency, job.report)
     if not context.dry_run:
         job.report.version = _installed_from(context, directory, dependency.name)

@@ -33,7 +33,7 @@ from rocm_deps.contract.install import (
     WorkspaceState,
 )
 from rocm_deps.contract.overrides import Override
-from rocm_deps.install import build, checkout, clean, patches, recipe
+from rocm_deps.install import build, checkout, clean, git_package, patches, recipe
 from rocm_deps.install.git import Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
@@ -84,7 +84,9 @@ class Installer:
         with self.runner.group(title):
             try:
                 try:
-                    if override is None and not Path(dependency.path).is_dir():
+                    if dependency.path is None:  # a git package: pip-installed, no clone
+                        git_package.install(self.context, dependency, override, report)
+                    elif override is None and not Path(dependency.path).is_dir():
                         report.state = ABSENT
                         self.runner.info(f"{dependency.name}: not named, and there is no clone "
                                          f"at {dependency.path}: nothing to keep")
@@ -188,7 +190,7 @@ class Installer:
     def _job_without_clone(self, dependency: DependencyConfig, override: Override,
                            report: DependencyReport) -> Job:
         """`--dry-run` away from the container (a laptop): the plan, and what is missing."""
-        path = Path(dependency.path)
+        path = Path(dependency.clone)
         self.runner.warning(f"{path} does not exist on this machine: below is what install "
                             f"would run where the image has its clone of "
                             f"{dependency.repository} (the up-to-date check needs the clone, "
@@ -201,7 +203,7 @@ class Installer:
     def _open(self, dependency: DependencyConfig, override: Override,
               report: DependencyReport) -> Job:
         """The path must be the top of a git work tree."""
-        path = Path(dependency.path)
+        path = Path(dependency.clone)
         where = (f"set `dependencies.{dependency.name}.path` in the config if the checkout "
                  f"lives elsewhere")
         if not path.is_dir():

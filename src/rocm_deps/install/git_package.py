@@ -1,0 +1,251 @@
+"""A git package: a dependency the image pip-installed from git, with no clone left (as both
+Miles Dockerfiles install Megatron-Bridge: `pip install git+<url>@<sha> --no-deps`).
+
+Install fetches exactly the named commit into a new private directory (with the clone
+fetch's retries and heartbeats), then runs `pip install --no-deps git+<url>@<sha>` with git
+told (`url.<directory>.insteadOf`) to clone from that directory: pip's own record
+(`direct_url.json`, `pip freeze`) names `<url>` and the commit, as the image build's does,
+and nothing is downloaded twice. pip replaces the installed version only after a build that
+succeeded, so a failed fetch or build leaves the previous install in place. Up to date, with
+no fetch and no pip, when the interpreter already records the wanted commit.
+
+The image's install (what the interpreter recorded before this tool first replaced it) is
+kept in a state file of the interpreter's environment, so a run that names nothing returns
+it there, as the clones are returned to theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocm_deps import process
+from rocm_deps.config import DependencyConfig
+from rocm_deps.contract.install import (
+    ABSENT,
+    IMAGE,
+    INSTALLED,
+    PLANNED_INSTALL,
+    RESTORED,
+    UP_TO_DATE,
+    DependencyReport,
+)
+from rocm_deps.contract.overrides import Override
+from rocm_deps.environment import git_environment
+from rocm_deps.grammar.refs import FULL_SHA
+from rocm_deps.install.build import NO_ISOLATION
+from rocm_deps.install.git import FETCHED_REF, Git, GitError
+from rocm_deps.install.job import Context, StepFailed
+
+# Asked of the interpreter under test: what it records for a distribution (its version, and
+# the commit and URL of a VCS install), or null when it has none.
+RECORD_PROBE = """\
+import json, sys
+from importlib.metadata import PackageNotFoundError, distribution
+try:
+    found = distribution(sys.argv[1])
+except PackageNotFoundError:
+    print("null")
+    raise SystemExit(0)
+try:
+    direct = json.loads(found.read_text("direct_url.json") or "null")
+except ValueError:
+    direct = None
+direct = direct if isinstance(direct, dict) else {}
+vcs = direct.get("vcs_info") if isinstance(direct.get("vcs_info"), dict) else {}
+print(json.dumps({"version": found.version, "url": direct.get("url"),
+                  "commit": vcs.get("commit_id")}))
+"""
+MAX_TEXT = 1000
+STATE_DIRECTORY = "rocm-deps-state"
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What the interpreter records for the distribution: None fields when unknown."""
+
+    version: str | None
+    url: str | None
+    commit: str | None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"version": self.version, "url": self.url, "commit": self.commit}
+
+
+def install(context: Context, dependency: DependencyConfig, override: Override | None,
+            report: DependencyReport) -> None:
+    """Install `override` (None: nothing names it, hold or return the image's install)."""
+    assert dependency.distribution is not None and dependency.url is not None
+    current = recorded(context, dependency.distribution)
+    state = _State(context, dependency.distribution)
+    image = state.image()
+    if override is None:
+        if image is None and current is None:
+            report.state = ABSENT
+            context.runner.info(f"{dependency.name}: not named, and the interpreter has no "
+                                f"{dependency.distribution}: nothing to keep")
+            return
+        if image is None or current == image:  # never replaced by this tool, or returned
+            report.state, report.commit = IMAGE, current.commit if current else None
+            report.version = current.version if current else None
+            context.runner.info(f"{dependency.name}: not named; the interpreter holds the "
+                                f"image's install ({_described(current)})")
+            return
+        if image.commit is None:
+            raise StepFailed("check", f"{dependency.name} is not named, and an earlier run "
+                                      f"replaced the image's install ({_described(image)}), "
+                                      f"which recorded no commit to return to: the "
+                                      f"interpreter holds {_described(current)}. Use a fresh "
+                                      f"container")
+        url, target = image.url or dependency.url, image.commit
+        wanted: str | None = image.commit
+        report.ref = report.sha = target
+    else:
+        url, target, wanted = dependency.url, override.sha or override.ref, override.sha
+    if wanted is not None and current is not None and current.commit == wanted:
+        _up_to_date(context, dependency, current, report)
+        return
+    if context.dry_run:
+        context.runner.echo_command(("git", "fetch", url, target), dry_run=True)
+        context.runner.echo_command(_pip_argv(context, dependency, url, wanted or target),
+                                    dry_run=True)
+        report.state = PLANNED_INSTALL
+        return
+    directory = Path(tempfile.mkdtemp(prefix="rocm-deps-git-package-"))
+    try:
+        commit = _fetch(context, dependency, directory, url, target, wanted, report)
+        if current is not None and current.commit == commit:
+            _up_to_date(context, dependency, current, report)
+            return
+        if image is None:  # before the first change: what the image had
+            state.save_image(current)
+        _pip_install(context, dependency, directory, url, commit, current)
+        after = recorded(context, dependency.distribution)
+        if after is None or after.commit != commit:
+            raise StepFailed("verify", f"pip reported success, but {context.settings.python} "
+                                       f"records {_described(after)} for "
+                                       f"{dependency.distribution}, not {commit}")
+        report.commit, report.version = commit, after.version
+        report.state = RESTORED if override is None else INSTALLED
+        if override is None:
+            context.runner.warning(f"{dependency.name}: not named, but an earlier run had "
+                                   f"installed another commit: returned the interpreter to "
+                                   f"the image's install at {commit}",
+                                   title=f"rocm-deps: {dependency.name} restored")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def recorded(context: Context, distribution: str) -> Installed | None:
+    """What the interpreter under test records for `distribution` (None: not installed).
+    Its answer is checked like any input: a commit is a full SHA or nothing."""
+    python = context.settings.python
+    result = process.run((python, "-I", "-c", RECORD_PROBE, distribution), context.runner,
+                         env=context.pip_env(None), echo=False)
+    try:
+        document = json.loads(result.stdout.strip() or "null")
+    except ValueError:
+        document = None
+    if not result.ok:
+        raise StepFailed("check", f"the interpreter {python} could not say what it has of "
+                                  f"{distribution} (exit code {result.returncode}): "
+                                  f"{result.stderr.strip()[-300:]}")
+    if not isinstance(document, dict):
+        return None
+    return _installed(document)
+
+
+def _installed(document: dict[str, object]) -> Installed:
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) and len(value) <= MAX_TEXT else None
+
+    commit = text(document.get("commit"))
+    return Installed(text(document.get("version")), text(document.get("url")),
+                     commit if commit is not None and FULL_SHA.fullmatch(commit) else None)
+
+
+def _described(installed: Installed | None) -> str:
+    if installed is None:
+        return "nothing installed"
+    return (f"{installed.version or 'no version'}"
+            f"{f' at {installed.commit}' if installed.commit else ' (no commit recorded)'}")
+
+
+def _up_to_date(context: Context, dependency: DependencyConfig, current: Installed,
+                report: DependencyReport) -> None:
+    report.state, report.commit, report.version = UP_TO_DATE, current.commit, current.version
+    context.runner.info(f"{dependency.name} is up to date: the interpreter records "
+                        f"{current.commit}; nothing to do")
+
+
+def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url: str,
+           target: str, wanted: str | None, report: DependencyReport) -> str:
+    """Exactly `target` of `url` into `directory` (a new repository); the commit fetched."""
+    git = Git(directory, context.runner, context.settings.environ)
+    try:
+        git.check("init", "-q", echo=False)
+        # One commit, no history: pip builds it from the tree (its version is not from git).
+        report.fetch_attempts = git.fetch(url, target, 1, "none", "", context.retry)
+    except GitError as error:
+        raise StepFailed("fetch", f"could not fetch `{target}` of {dependency.name} from "
+                                  f"{url}: {error.message}\nThe interpreter still holds "
+                                  f"what it had") from None
+    commit = git.commit_of(FETCHED_REF)
+    if commit is None or (wanted is not None and commit != wanted):
+        raise StepFailed("verify", f"fetched {commit or 'nothing'} of {url} for `{target}`, "
+                                   f"not {wanted}: refusing to install a commit other than "
+                                   f"the one asked for")
+    return commit
+
+
+def _pip_argv(context: Context, dependency: DependencyConfig, url: str,
+              commit: str) -> list[str]:
+    isolation = () if dependency.build_isolation == "always" else (NO_ISOLATION,)
+    return [context.settings.python, "-I", "-m", "pip", "install", "--no-deps", *isolation,
+            *context.pip_args(dependency), f"git+{url}@{commit}"]
+
+
+def _pip_install(context: Context, dependency: DependencyConfig, directory: Path, url: str,
+                 commit: str, current: Installed | None) -> None:
+    """pip clones `url` as git is told to: from `directory`, which holds the commit."""
+    environment = git_environment(context.pip_env(dependency))
+    count = int(environment.get("GIT_CONFIG_COUNT", "0") or 0)
+    environment |= {"GIT_CONFIG_COUNT": str(count + 1),
+                    f"GIT_CONFIG_KEY_{count}": f"url.{directory.as_uri()}.insteadOf",
+                    f"GIT_CONFIG_VALUE_{count}": url,
+                    "GIT_ALLOW_PROTOCOL": "file"}
+    result = process.run(_pip_argv(context, dependency, url, commit), context.runner,
+                         env=environment, capture=False,
+                         progress=process.Progress(f"pip install {dependency.distribution}"))
+    if not result.ok:
+        raise StepFailed("pip", f"`pip install git+{url}@{commit}` for {dependency.name} failed "
+                                f"with exit code {result.returncode} (pip's output is above); "
+                                f"the interpreter still holds {_described(current)}")
+
+
+class _State:
+    """The tool's record of a git package in the interpreter's environment: the install the
+    image had, before this tool first replaced it."""
+
+    def __init__(self, context: Context, distribution: str) -> None:
+        prefix = context.environment().split("\n", 1)[0]
+        self.path = Path(prefix) / STATE_DIRECTORY / f"{distribution}.json"
+        self.dry_run = context.dry_run
+
+    def image(self) -> Installed | None:
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        image = document.get("image") if isinstance(document, dict) else None
+        return _installed(image) if isinstance(image, dict) else None
+
+    def save_image(self, installed: Installed | None) -> None:
+        if self.dry_run:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({"image": (installed or Installed(None, None, None))
+                                         .to_json()}) + "\n", encoding="utf-8")
