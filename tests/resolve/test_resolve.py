@@ -443,3 +443,23 @@ def test_an_unread_lock_file_never_falls_back_to_a_moving_default(
                   "--profile", "cuda", "--format", "json")
     assert trusted.code == 0, trusted.stderr
     assert json.loads(trusted.outputs["overrides"])["sglang"]["source"] == "lock"
+
+
+@pytest.mark.parametrize("profile", ["rocm", "cuda"])
+def test_megatron_bridge_is_named_like_every_dependency(
+        write_event: EventWriter, cli: Cli, profile: str) -> None:
+    """Miles' gateway forwards `ci-megatron-bridge-pr` (#41, a branch, a tag, a SHA) as the
+    dispatch input `ci_megatron_bridge_pr`."""
+    body = cli("resolve", "--event-name", "pull_request", "--event-path",
+               write_event("ci-megatron-bridge-pr: #41"), "--profile", profile)
+    assert body.code == 0, body.stderr
+    assert (body.outputs["megatron_bridge_ref"], body.outputs["megatron_bridge_repository"]) == (
+        "refs/pull/41/head", "radixark/Megatron-Bridge")
+    dispatched = cli("resolve", "--event-name", "pull_request", "--event-path",
+                     write_event("ci-megatron-bridge-pr: #41"), "--profile", profile,
+                     "--input", "ci_megatron_bridge_pr=v0.7.0")
+    assert dispatched.code == 0, dispatched.stderr
+    assert dispatched.outputs["megatron_bridge_ref"] == "v0.7.0"  # the input wins
+    refused = cli("resolve", "--event-name", "pull_request", "--event-path",
+                  write_event("ci-megatron-bridge-pr: $(reboot)"), "--profile", profile)
+    assert refused.code == 1

@@ -187,8 +187,10 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
     git = Git(directory, context.runner, context.settings.environ)
     try:
         git.check("init", "-q", echo=False)
-        # One commit, no history: pip builds it from the tree (its version is not from git).
-        report.fetch_attempts = git.fetch(url, target, 1, "none", "", context.retry)
+        # pip's clone asks for a blob-less copy: served as asked (a shallow repository would
+        # make that clone loop; its history is fetched whole, once).
+        git.check("config", "uploadpack.allowFilter", "true", echo=False)
+        report.fetch_attempts = git.fetch(url, target, 0, "none", "", context.retry)
     except GitError as error:
         raise StepFailed("fetch", f"could not fetch `{target}` of {dependency.name} from "
                                   f"{url}: {error.message}\nThe interpreter still holds "
@@ -198,6 +200,11 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
         raise StepFailed("verify", f"fetched {commit or 'nothing'} of {url} for `{target}`, "
                                    f"not {wanted}: refusing to install a commit other than "
                                    f"the one asked for")
+    try:  # what pip's clone checks out first: the commit, on a branch of its own
+        git.check("update-ref", "refs/heads/rocm-deps", commit, echo=False)
+        git.check("symbolic-ref", "HEAD", "refs/heads/rocm-deps", echo=False)
+    except GitError as error:
+        raise StepFailed("fetch", error.message) from None
     return commit
 
 

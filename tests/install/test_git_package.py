@@ -1,0 +1,184 @@
+"""A git package (Megatron-Bridge): no clone in the image, pip-installed from git. Against a
+local origin of a tiny `megatron-bridge` package, with the package index unreachable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.demo.sandbox import Sandbox
+from tests.conftest import Cli, CliResult, git
+from tests.repos import commit, make_repo
+
+# The package as Megatron-Bridge lays it out: src/megatron/bridge, its version in a module.
+# Built by a tiny in-tree backend (the sandbox has no setuptools and no index to get it).
+PYPROJECT = """\
+[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["."]
+
+[project]
+name = "megatron-bridge"
+dynamic = ["version"]
+"""
+BACKEND = """\
+import base64, hashlib, os, re, zipfile
+
+def _version():
+    text = open(os.path.join("src", "megatron", "bridge", "package_info.py")).read()
+    return re.search(r'__version__ = "([^"]+)"', text).group(1)
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    version = _version()
+    info = "megatron_bridge-%s.dist-info" % version
+    files = {}
+    for root, _, names in os.walk("src"):
+        for name in names:
+            path = os.path.join(root, name)
+            files[os.path.relpath(path, "src")] = open(path, "rb").read()
+    files[info + "/METADATA"] = (
+        "Metadata-Version: 2.1\\nName: megatron-bridge\\nVersion: %s\\n" % version).encode()
+    files[info + "/WHEEL"] = b"Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
+    files[info + "/RECORD"] = ("\\n".join(record + [info + "/RECORD,,"]) + "\\n").encode()
+    wheel = "megatron_bridge-%s-py3-none-any.whl" % version
+    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+    return wheel
+"""
+OFFLINE = {"PIP_INDEX_URL": "http://127.0.0.1:1/simple", "PIP_NO_INDEX": "1"}
+
+
+def bridge_files(version: str) -> dict[str, str]:
+    return {"pyproject.toml": PYPROJECT, "backend.py": BACKEND,
+            "src/megatron/__init__.py": "",
+            "src/megatron/bridge/__init__.py": "from .package_info import __version__\n",
+            "src/megatron/bridge/package_info.py": f'__version__ = "{version}"\n'}
+
+
+@pytest.fixture
+def bridge(box: Sandbox, tmp_path: Path) -> dict[str, str]:
+    """An origin with main (the image's commit, installed as the image build installs it)
+    and pull request 41; the config names it as the built-in megatron-bridge's url."""
+    origin = tmp_path / "Megatron-Bridge"
+    image = make_repo(origin, bridge_files("0.1.0"), "release 0.1.0")
+    git(origin, "checkout", "-q", "-b", "feature")
+    head = commit(origin, bridge_files("0.2.0rc1"), "the change under test")
+    git(origin, "update-ref", "refs/pull/41/head", head)
+    git(origin, "checkout", "-q", "main")
+    subprocess.run([box.python, "-m", "pip", "install", "-q", "--no-deps",
+                    "--no-build-isolation", f"git+{origin.as_uri()}@{image}"], check=True,
+                   env={**os.environ, **OFFLINE})
+    box.config.write_text(box.config.read_text() + f"\n[dependencies.megatron-bridge]\n"
+                          f"url = {json.dumps(origin.as_uri())}\n")
+    return {"image": image, "head": head, "url": origin.as_uri()}
+
+
+def install(cli: Cli, box: Sandbox, document: str) -> CliResult:
+    return cli("install", "--config", str(box.config), "--overrides", document, "--workspace",
+               str(box.workspace), "--python", box.python, "--workspace-install", "false",
+               env=OFFLINE)
+
+
+def recorded(box: Sandbox) -> tuple[str, str, str]:
+    """(version, url, commit) as pip's own record of the interpreter has them."""
+    script = ("import json; from importlib.metadata import distribution as d; "
+              "x = d('megatron-bridge'); u = json.loads(x.read_text('direct_url.json')); "
+              "print(json.dumps([x.version, u['url'], u['vcs_info']['commit_id']]))")
+    out = subprocess.run([box.python, "-I", "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    version, url, commit_id = json.loads(out)
+    return version, url, commit_id
+
+
+def freeze(box: Sandbox) -> str:
+    lines = subprocess.run([box.python, "-m", "pip", "freeze"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    return next(line for line in lines if line.startswith("megatron-bridge"))
+
+
+def state(result: CliResult) -> str:
+    return str(json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"]["state"])
+
+
+PR = json.dumps({"megatron-bridge": {"ref": "refs/pull/41/head", "kind": "pr", "pr": 41,
+                                     "source": "body", "raw": "#41"}})
+
+
+def test_a_pull_request_is_installed_from_git_and_pips_record_names_its_commit(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    assert recorded(box)[2] == bridge["image"]
+    result = install(cli, box, PR)
+    assert result.code == 0, result.stderr
+    assert state(result) == "installed"
+    assert recorded(box) == ("0.2.0rc1", bridge["url"], bridge["head"])
+    assert freeze(box) == f"megatron-bridge @ git+{bridge['url']}@{bridge['head']}"
+    assert result.outputs["megatron_bridge_sha"] == bridge["head"]
+    import_check = subprocess.run([box.python, "-I", "-c", "import megatron.bridge as b; "
+                                   "print(b.__version__)"], capture_output=True, text=True)
+    assert import_check.stdout.strip() == "0.2.0rc1", import_check.stderr
+    # Again: up to date. The ref alone must be fetched to learn its commit (no pip); pinned
+    # to its SHA (resolve with a token), nothing is fetched either.
+    again = install(cli, box, PR)
+    assert again.code == 0, again.stderr
+    assert state(again) == "up-to-date"
+    assert ran(again) == ["fetch"]
+    pinned = json.loads(PR)
+    pinned["megatron-bridge"]["sha"] = bridge["head"]
+    quick = install(cli, box, json.dumps(pinned))
+    assert quick.code == 0, quick.stderr
+    assert (state(quick), ran(quick)) == ("up-to-date", [])
+
+
+def ran(result: CliResult) -> list[str]:
+    """The fetches and pip runs an install echoed."""
+    return [word for line in result.stderr.splitlines() if line.startswith("+ ")
+            for word in ("fetch", "pip") if f" {word} " in line]
+
+
+def test_an_unknown_commit_fails_and_leaves_the_install_in_place(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    assert install(cli, box, PR).code == 0
+    missing = json.dumps({"megatron-bridge": {"ref": "9" * 40, "kind": "commit",
+                                              "source": "dispatch", "raw": "9" * 40}})
+    result = install(cli, box, missing)
+    assert result.code == 1
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"][
+        "failed_step"] == "fetch"
+    assert "The interpreter still holds what it had" in result.stderr
+    assert recorded(box)[2] == bridge["head"]
+
+
+def test_a_run_that_names_nothing_returns_the_image_install(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    assert install(cli, box, PR).code == 0
+    result = install(cli, box, "{}")
+    assert result.code == 0, result.stderr
+    assert state(result) == "restored"
+    assert recorded(box) == ("0.1.0", bridge["url"], bridge["image"])
+    assert "megatron-bridge: not named, but an earlier run had installed another commit" in (
+        result.stderr)
+    after = install(cli, box, "{}")
+    assert after.code == 0, after.stderr
+    assert state(after) == "image"
+
+
+def test_never_replaced_it_is_the_image_install_without_fetch_or_pip(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    result = install(cli, box, "{}")
+    assert result.code == 0, result.stderr
+    assert state(result) == "image"
+    assert json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"][
+        "sha"] == bridge["image"]
