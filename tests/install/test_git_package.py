@@ -44,8 +44,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for name in names:
             path = os.path.join(root, name)
             files[os.path.relpath(path, "src")] = open(path, "rb").read()
+    python = re.search(r'requires-python = "([^"]+)"', open("pyproject.toml").read())
     files[info + "/METADATA"] = (
-        "Metadata-Version: 2.1\\nName: megatron-bridge\\nVersion: %s\\n" % version).encode()
+        "Metadata-Version: 2.1\\nName: megatron-bridge\\nVersion: %s\\n" % version
+        + ("Requires-Python: %s\\n" % python.group(1) if python else "")).encode()
     files[info + "/WHEEL"] = b"Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
     record = []
     for path, data in files.items():
@@ -182,3 +184,23 @@ def test_never_replaced_it_is_the_image_install_without_fetch_or_pip(
     assert state(result) == "image"
     assert json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"][
         "sha"] == bridge["image"]
+
+
+def test_a_commit_that_needs_a_newer_python_fails_before_anything_is_replaced(
+        cli: Cli, box: Sandbox, bridge: dict[str, str], tmp_path: Path) -> None:
+    """Megatron-Bridge requires Python 3.12: on an older interpreter pip refuses the build,
+    and the image's install stays."""
+    origin = tmp_path / "Megatron-Bridge"
+    git(origin, "checkout", "-q", "feature")
+    newer = commit(origin, {"pyproject.toml": PYPROJECT.replace(
+        'dynamic = ["version"]', 'dynamic = ["version"]\nrequires-python = ">=3.99"')},
+                   "needs a newer Python")
+    git(origin, "checkout", "-q", "main")
+    document = json.dumps({"megatron-bridge": {"ref": newer, "kind": "commit",
+                                               "source": "dispatch", "raw": newer}})
+    result = install(cli, box, document)
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"]
+    assert report["failed_step"] == "pip"
+    assert (f"the interpreter still holds 0.1.0 at {bridge['image']}") in result.stderr
+    assert recorded(box) == ("0.1.0", bridge["url"], bridge["image"])
