@@ -187,9 +187,8 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
     git = Git(directory, context.runner, context.settings.environ)
     try:
         git.check("init", "-q", echo=False)
-        # pip's clone asks for a blob-less copy: served as asked (a shallow repository would
-        # make that clone loop; its history is fetched whole, once).
-        git.check("config", "uploadpack.allowFilter", "true", echo=False)
+        # Whole history: pip's blob-less clone from a shallow repository loops. pip's clone
+        # then copies it locally, whole (a local copy beats fetching the blobs lazily).
         report.fetch_attempts = git.fetch(url, target, 0, "none", "", context.retry)
     except GitError as error:
         raise StepFailed("fetch", f"could not fetch `{target}` of {dependency.name} from "
