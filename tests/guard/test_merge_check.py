@@ -88,6 +88,17 @@ def test_a_merged_dependency_pull_request_passes(merge_check: MergeCheck,
     assert "### rocm-deps merge-check (require-merged): passes" in result.summary
 
 
+@pytest.mark.parametrize("value", ["pull/102/head", "refs/pull/102/head",
+                                   "https://github.com/sgl-project/sglang/tree/pull/102/head",
+                                   "pull/102/merge"])
+def test_every_form_of_an_open_pull_request_blocks_the_merge(merge_check: MergeCheck,
+                                                             value: str) -> None:
+    """`pull/N/head` once read as a branch: the guard saw no pull request and passed."""
+    result = merge_check(f"ci-sglang-pr: {value}\n")
+    assert result.code == 1, result.stderr
+    assert verdicts(result) == [("sglang", "open", "fail")]
+
+
 def test_an_open_dependency_pull_request_blocks_the_merge(merge_check: MergeCheck) -> None:
     result = merge_check("Testing against the fix.\n\nci-sglang-pr: #102\n")
     assert result.code == 1
