@@ -457,13 +457,17 @@ def test_the_ported_cuda_suite_checks_out_the_default_branches(tmp_path: Path, b
                str(box.workspace / world.PATCH_LABEL)) == ""  # applies: not applied
 
 
-def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...]) -> str:
+def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...],
+                   newer: bool = False) -> str:
     """The steps `steps` of .github/workflows/`name` after examples/miles/migrate.py ran on
-    the synthetic Miles tree, with this checkout's action (`uses: ./`) for the published one."""
-    from tests.examples.test_miles_migrate import ACTION, TREE, migrate, step_lines
+    the synthetic Miles tree (`newer`: as the newer tree, with Bridge), with this checkout's
+    action (`uses: ./`) for the published one."""
+    from tests.examples.test_miles_migrate import ACTION, TREE, migrate, step_lines, with_bridge
 
     tree = tmp_path / "miles"
     shutil.copytree(TREE, tree)
+    if newer:
+        with_bridge(tree)
     assert migrate(tree).returncode == 0
     lines = (tree / ".github" / "workflows" / name).read_text().split("\n")
     blocks = []
@@ -474,11 +478,11 @@ def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...]) -> str:
 
 
 def migrated_job(tmp_path: Path, name: str, steps: tuple[str, ...], shows: str,
-                 event: str = "pull_request") -> str:
+                 event: str = "pull_request", newer: bool = False) -> str:
     return (f"name: migrated\non: [{event}]\njobs:\n  job:\n    runs-on: ubuntu-latest\n"
             f"    steps:\n      - name: This checkout's action in the workspace\n"
             f"        run: cp -r {ROOT}/action.yml {ROOT}/src \"$GITHUB_WORKSPACE/\"\n\n"
-            f"{migrated_steps(tmp_path, name, steps)}\n\n"
+            f"{migrated_steps(tmp_path, name, steps, newer)}\n\n"
             f"      - name: What the following steps read\n        env:\n"
             f"          SHOWS: {shows}\n        run: printf '%s\\n' \"$SHOWS\"\n")
 
@@ -499,6 +503,29 @@ def test_the_migrated_cpu_steps_give_actions_checkout_its_refs(
     code, log = run_act(tmp_path, pip_cache, workflow, "pull_request",
                         {"pull_request": {"number": 7, "body": body,
                                           "author_association": "CONTRIBUTOR"}})
+    assert code == 0, log[-4000:]
+    assert printed(log)[-1] == shown
+
+
+@pytest.mark.parametrize(("event", "payload", "shown"), [
+    ("pull_request", {"pull_request": {"number": 7, "body": "ci-megatron-bridge-pr: #41\n",
+                                       "author_association": "MEMBER"}},
+     "bridge=refs/pull/41/head sglang="),
+    ("workflow_dispatch", {"inputs": {"ci_megatron_bridge_pr": "v0.7.0"}},
+     "bridge=v0.7.0 sglang="),
+], ids=["body", "dispatch-input"])
+def test_the_migrated_rocm_refs_give_the_bridge_install_its_ref(
+        tmp_path: Path, pip_cache: Path, event: str, payload: dict[str, object],
+        shown: str) -> None:
+    """The newer tree's ROCm suite after the migration: the Bridge pin (body or dispatch
+    input) reaches the step that pip-installs it; the unnamed SGLang stays the image's."""
+    workflow = migrated_job(
+        tmp_path, "_run-ci-rocm.yml", ("Resolve dependency refs (rocm-deps)",
+                                       "Resolve dependency refs"),
+        "bridge=${{ steps.resolve-refs.outputs.ci_megatron_bridge_pr }} "
+        "sglang=${{ steps.resolve-refs.outputs.ci_sglang_pr }}", event, newer=True)
+    workflow = workflow.replace("if: ${{ !inputs.skip_dependency_install }}", "if: true")
+    code, log = run_act(tmp_path, pip_cache, workflow, event, payload)
     assert code == 0, log[-4000:]
     assert printed(log)[-1] == shown
 

@@ -2,7 +2,7 @@
 """Move a Miles checkout's CI onto rocm-deps, in place: python3 migrate.py MILES --action A@REF
 
 Only the steps that read directives from the pull request body change: each `grep` of
-`ci-megatron-pr:` / `ci-sglang-pr:` / `ci-image-tag:` in the five workflows becomes a
+`ci-<dependency>-pr:` or `ci-image-tag:` in the five workflows becomes a
 rocm-deps `resolve` step, followed (where later steps read the old step's outputs) by a
 step of the old name and id that writes those outputs from rocm-deps' ones. The comment
 gateway keeps its handler; only its body-pin parsing takes rocm-deps' `dispatch_inputs`.
@@ -27,8 +27,10 @@ WORKFLOWS = Path(".github/workflows")
 GATEWAY_SCRIPT = WORKFLOWS / "scripts" / "comment_ci_command.py"
 ACTION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+")
 # A line that reads a directive from the body: what must be gone afterwards.
-DIRECTIVE_GREP = re.compile(r"grep.*ci-(?:\(megatron\|sglang\)|megatron|sglang)-pr:|"
-                            r"grep.*ci-image-tag:")
+# Any dependency's key (`ci-sglang-pr:`, `ci-megatron-bridge-pr:`, `ci-(megatron|sglang)-pr:`).
+DIRECTIVE_GREP = re.compile(r"grep.*ci-[a-z()|-]+-pr:|grep.*ci-image-tag:")
+# What a refs step writes for the steps after it: `ci_<dependency>_pr=` per dependency.
+REF_OUTPUT = re.compile(r'echo "ci_([a-z]+(?:_[a-z]+)*)_pr=')
 MIGRATED = "command: resolve"  # the rocm-deps step every migrated job gains
 
 
@@ -130,25 +132,32 @@ def resolve_step(action: str, name: str, condition: str | None, profile: str,
     ) if line)
 
 
-def refs_step(condition: str | None) -> str:
-    """The old step's id and outputs (the fetch refs later steps read), from rocm-deps'."""
+def refs_step(condition: str | None, names: list[str]) -> str:
+    """The old step's id and outputs (the fetch refs later steps read), from rocm-deps'.
+
+    `names` are the dependencies the old step wrote `ci_<name>_pr` for, in its order; each
+    rocm-deps output is the dependency's name with `_` for `-` (`megatron_bridge_sha`)."""
     return "\n".join(line for line in (
         "- name: Resolve dependency refs",
         f"  {condition}" if condition else "",
         "  id: resolve-refs",
         "  shell: bash",
         "  env:",
-        "    MEGATRON_REF: ${{ steps.rocm-deps.outputs.megatron_sha || "
-        "steps.rocm-deps.outputs.megatron_ref }}",
-        "    SGLANG_REF: ${{ steps.rocm-deps.outputs.sglang_sha || "
-        "steps.rocm-deps.outputs.sglang_ref }}",
-        "  # rocm-deps validated both (shell-safe refs or SHAs); empty: keep the image's copy.",
+        *(_env(f"{name.upper()}_REF", f"${{{{ steps.rocm-deps.outputs.{name}_sha || "
+                                      f"steps.rocm-deps.outputs.{name}_ref }}}}")
+          for name in names),
+        "  # rocm-deps validated each (shell-safe refs or SHAs); empty: keep the image's copy.",
         "  run: |",
-        '    echo "ci_megatron_pr=$MEGATRON_REF" >> "$GITHUB_OUTPUT"',
-        '    echo "ci_sglang_pr=$SGLANG_REF" >> "$GITHUB_OUTPUT"',
-        '    echo "Resolved: megatron=${MEGATRON_REF:-the image\'s} '
-        'sglang=${SGLANG_REF:-the image\'s}"',
+        *(f'    echo "ci_{name}_pr=${name.upper()}_REF" >> "$GITHUB_OUTPUT"' for name in names),
+        *(f'    echo "Resolved {name}: ${{{name.upper()}_REF:-the image copy}}"'
+          for name in names),
     ) if line)
+
+
+def _env(name: str, value: str) -> str:
+    """An `env:` entry, folded onto a second line when one would pass Miles' 120 columns."""
+    line = f"    {name}: {value}"
+    return line if len(line) <= 100 else f"    {name}: >-\n      {value}"
 
 
 @dataclass(frozen=True)
@@ -164,9 +173,13 @@ class Edit:
 
 def _gpu_refs(profile: str) -> Callable[[list[str], Step, str], str]:
     def replace(lines: list[str], step: Step, action: str) -> str:
-        condition = _field(lines[step.start:step.end], step.indent, "if")
+        block = lines[step.start:step.end]
+        condition = _field(block, step.indent, "if")
+        names = list(dict.fromkeys(REF_OUTPUT.findall("\n".join(block))))
+        if not names:
+            raise Unexpected("the step no longer writes a ci_<dependency>_pr output")
         return (resolve_step(action, "Resolve dependency refs (rocm-deps)", condition, profile)
-                + "\n\n" + refs_step(condition))
+                + "\n\n" + refs_step(condition, names))
     return replace
 
 
@@ -208,7 +221,7 @@ def _cuda_image(lines: list[str], step: Step, action: str) -> str:
 EDITS = (
     Edit("pr-test-rocm.yml", "resolve-ci-deps",
          "Resolve whether the image's baked dependencies are overridden",
-         "grep -qP '^ci-(megatron|sglang)-pr:", _skip_flag),
+         "grep -qP '^ci-(megatron|", _skip_flag),
     Edit("_run-ci-rocm.yml", "run", "Resolve dependency refs",
          "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("rocm")),
     Edit("_run-ci.yml", "run", "Resolve dependency refs",

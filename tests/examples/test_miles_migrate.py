@@ -66,6 +66,52 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path / "miles"
 
 
+# The newer Miles tree forwards a fourth directive, Megatron-Bridge (pip-installed from git,
+# no clone): (file, old text, new text), applied to the synthetic tree by `with_bridge`.
+BRIDGE = (
+    ("scripts/comment_ci_command.py", "\n)\n\n\nclass CommentCommandError",
+     "\n    (\n        \"ci_megatron_bridge_pr\",\n"
+     "        re.compile(r\"^ci-megatron-bridge-pr:\\s+(\\S+)\", re.MULTILINE),\n"
+     "        re.compile(r\"#[0-9]+|[A-Za-z0-9_][A-Za-z0-9_./-]*\"),\n    ),"
+     "\n)\n\n\nclass CommentCommandError"),
+    ("pr-test-rocm.yml", "      ci_image_tag:\n        description: 'ROCm image tag'",
+     "      ci_megatron_bridge_pr:\n"
+     "        description: 'Megatron-Bridge branch/commit to pip-install (default: keep)'\n"
+     "        required: false\n        type: string\n        default: ''\n"
+     "      ci_image_tag:\n        description: 'ROCm image tag'"),
+    ("pr-test-rocm.yml", "grep -qP '^ci-(megatron|sglang)-pr:",
+     "grep -qP '^ci-(megatron|megatron-bridge|sglang)-pr:"),
+    ("_run-ci-rocm.yml", "          INPUT_SGLANG_PR: ${{ github.event.inputs.ci_sglang_pr || '' }}\n",
+     "          INPUT_SGLANG_PR: ${{ github.event.inputs.ci_sglang_pr || '' }}\n"
+     "          INPUT_BRIDGE_PR: ${{ github.event.inputs.ci_megatron_bridge_pr || '' }}\n"),
+    ("_run-ci-rocm.yml", '          echo "ci_sglang_pr=${SGLANG_PR/#\\#/refs/pull/}" >> "$GITHUB_OUTPUT"\n',
+     '          echo "ci_sglang_pr=${SGLANG_PR/#\\#/refs/pull/}" >> "$GITHUB_OUTPUT"\n'
+     '          BRIDGE_PR="${INPUT_BRIDGE_PR}"\n'
+     "          [ -z \"$BRIDGE_PR\" ] && BRIDGE_PR=$(echo \"$PR_BODY\" | "
+     "grep -m1 -oP '^ci-megatron-bridge-pr:\\s+\\K\\S+' || true)\n"
+     '          echo "ci_megatron_bridge_pr=${BRIDGE_PR/#\\#/refs/pull/}" >> "$GITHUB_OUTPUT"\n'),
+    ("_run-ci-rocm.yml", "          SGLANG_PR: ${{ steps.resolve-refs.outputs.ci_sglang_pr }}\n        run: |\n",
+     "          SGLANG_PR: ${{ steps.resolve-refs.outputs.ci_sglang_pr }}\n"
+     "          BRIDGE_PR: ${{ steps.resolve-refs.outputs.ci_megatron_bridge_pr }}\n"
+     "        run: |\n"
+     "          if [ -n \"$BRIDGE_PR\" ]; then\n"
+     "            pip install \"git+https://github.com/radixark/Megatron-Bridge.git@$BRIDGE_PR\" "
+     "--no-deps --no-build-isolation\n"
+     "          fi\n"),
+)
+
+
+def with_bridge(tree: Path) -> Path:
+    """The synthetic tree as the newer Miles tree has it: Bridge pinned through the gateway
+    and the ROCm suite's dispatch input, body and install."""
+    for name, old, new in BRIDGE:
+        path = tree / WORKFLOWS / name
+        text = path.read_text()
+        assert text.count(old) == 1, (name, old)
+        path.write_text(text.replace(old, new))
+    return tree
+
+
 def step_lines(lines: list[str], name: str) -> tuple[int, int]:
     """Where the step `name` is, found the plain way: from its `- name:` line to the next
     step or the job's end, trailing blank lines left out."""
@@ -238,3 +284,41 @@ def test_the_migrated_workflows_parse_as_a_runner_reads_them(tree: Path) -> None
                                 env={"PATH": os.environ.get("PATH", os.defpath),
                                      "HOME": str(tree.parent)})
         assert listed.returncode == 0, f"{path.name}: {listed.stdout}{listed.stderr}"
+
+
+def test_the_newer_tree_forwards_megatron_bridge_wherever_it_did(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The newer tree pins Bridge in the gateway and in the ROCm suite: the suite's refs step
+    still writes `ci_megatron_bridge_pr` (from rocm-deps' megatron_bridge outputs) and the
+    gateway still forwards the pin, now as rocm-deps read it."""
+    result = migrate(with_bridge(tree))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [*PRINTED, "migrate: 7 file(s) changed"]
+    suite = (tree / WORKFLOWS / "_run-ci-rocm.yml").read_text()
+    assert ("          MEGATRON_BRIDGE_REF: >-\n            ${{ steps.rocm-deps.outputs."
+            "megatron_bridge_sha || steps.rocm-deps.outputs.megatron_bridge_ref }}\n") in suite
+    assert 'echo "ci_megatron_bridge_pr=$MEGATRON_BRIDGE_REF" >> "$GITHUB_OUTPUT"' in suite
+    assert suite.count("steps.resolve-refs.outputs.ci_megatron_bridge_pr") == 1  # the install
+    assert "grep" not in (tree / WORKFLOWS / "pr-test-rocm.yml").read_text()
+    assert "ci_megatron_bridge_pr:" in (tree / WORKFLOWS / "pr-test-rocm.yml").read_text()
+    gateway = handler(tree)
+    monkeypatch.setenv("CI_COMMAND_BODY_PINS_OUTCOME", "success")
+    for value in ("#41", "bridge", "v0.7.0", "0" * 40):
+        monkeypatch.setenv("CI_COMMAND_BODY_PINS", json.dumps({"ci_megatron_bridge_pr": value}))
+        assert gateway._pr_body_pins("") == {"ci_megatron_bridge_pr": value}
+    monkeypatch.setenv("CI_COMMAND_BODY_PINS", '{"ci_megatron_bridge_pr": "$(reboot)"}')
+    with pytest.raises(gateway.CommentCommandError, match="ci-megatron-bridge-pr has an "
+                                                          "unsupported value: '\\$\\(reboot\\)'"):
+        gateway._pr_body_pins("")
+
+
+def test_a_refs_step_that_writes_no_ref_is_refused(tree: Path) -> None:
+    path = tree / WORKFLOWS / "_run-ci.yml"
+    path.write_text(path.read_text().replace('echo "ci_', 'echo "pin_'))
+    before = snapshot(tree)
+    result = migrate(tree)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "migrate: .github/workflows/_run-ci.yml: job run: step 'Resolve dependency refs': the "
+        "step no longer writes a ci_<dependency>_pr output; nothing was changed")
+    assert snapshot(tree) == before
