@@ -12,7 +12,8 @@ per round, whole-process times of:
               into a venv that holds the image's install again
   rerun       the same install again: up to date, no fetch and no pip
 
-Medians, and the tool's and the re-run's ratio to the Dockerfile's command of the same round.
+The tool and the Dockerfile's command alternate which goes first. Medians of the times, and
+the median of each round's ratio to the Dockerfile's command of that round.
 
 Usage: python benchmarks/git_package_bench.py --origin DIR --image SHA --commit SHA
            [--python python3.12] [--build-requirement 'setuptools<80' ...] [--runs N]
@@ -90,23 +91,23 @@ def main() -> int:
                      "--no-build-isolation", "--force-reinstall",
                      f"git+{url}@{arguments.image}"], environ)
 
-            image()
-            times["dockerfile"].append(run(
-                [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                 f"git+{url}@{arguments.commit}"], environ))
-            assert recorded_commit(python) == arguments.commit
-            image()
             install = [*tool, "install", "--config", str(config), "--workspace", work,
                        "--python", str(python), "--overrides", pinned]
-            times["tool"].append(run(install, environ))
-            assert recorded_commit(python) == arguments.commit
+            dockerfile = [str(python), "-m", "pip", "install", "-q", "--no-deps",
+                          "--no-build-isolation", f"git+{url}@{arguments.commit}"]
+            # Alternate which goes first: the second of a round meets warmer caches.
+            for name in (("dockerfile", "tool") if round_number % 2 == 0
+                         else ("tool", "dockerfile")):
+                image()
+                times[name].append(run(install if name == "tool" else dockerfile, environ))
+                assert recorded_commit(python) == arguments.commit
             times["rerun"].append(run(install, environ))
-    dockerfile = statistics.median(times["dockerfile"])
     print(f"runs: {arguments.runs}; target {arguments.python}; origin {arguments.origin}")
     for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:10} median {median:6.2f} s  ({median / dockerfile:5.3f}x the Dockerfile's "
-              f"command)  runs: {', '.join(f'{value:.2f}' for value in values)}")
+        ratios = [value / baseline for value, baseline in zip(values, times["dockerfile"], strict=True)]
+        print(f"{name:10} median {statistics.median(values):6.2f} s  median ratio to the "
+              f"Dockerfile's command in the same round {statistics.median(ratios):5.3f}x  "
+              f"runs: {', '.join(f'{value:.2f}' for value in values)}")
     return 0
 
 

@@ -220,7 +220,7 @@ def _pip_install(context: Context, dependency: DependencyConfig, directory: Path
     environment = git_environment(context.pip_env(dependency))
     count = int(environment.get("GIT_CONFIG_COUNT", "0") or 0)
     environment |= {"GIT_CONFIG_COUNT": str(count + 1),
-                    f"GIT_CONFIG_KEY_{count}": f"url.{directory.as_uri()}.insteadOf",
+                    f"GIT_CONFIG_KEY_{count}": f"url.{directory}.insteadOf",
                     f"GIT_CONFIG_VALUE_{count}": url,
                     "GIT_ALLOW_PROTOCOL": "file"}
     result = process.run(_pip_argv(context, dependency, url, commit), context.runner,
