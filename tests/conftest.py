@@ -157,7 +157,7 @@ def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
 class EventWriter(Protocol):
     def __call__(self, body: str | None = None, *, association: str = "MEMBER",
                  number: int = 42, repository: str | None = None,
-                 payload: Mapping[str, object] | None = None) -> str: ...
+                 payload: Mapping[str, object] | None = None, head: str | None = None) -> str: ...
 
 
 @pytest.fixture
@@ -166,9 +166,11 @@ def write_event(tmp_path: Path) -> EventWriter:
     writes it), or any `payload`. Returns the file's path, for `--event-path`."""
 
     def write(body: str | None = None, *, association: str = "MEMBER", number: int = 42,
-              repository: str | None = None, payload: Mapping[str, object] | None = None) -> str:
+              repository: str | None = None, payload: Mapping[str, object] | None = None,
+              head: str | None = None) -> str:
         document: dict[str, object] = dict(payload) if payload is not None else {
-            "pull_request": {"number": number, "body": body, "author_association": association}}
+            "pull_request": {"number": number, "body": body, "author_association": association,
+                             **({"head": {"sha": head}} if head else {})}}
         if repository is not None:
             document["repository"] = {"full_name": repository}
         path = tmp_path / f"event-{len(list(tmp_path.glob('event-*')))}.json"

@@ -35,12 +35,23 @@ class Repository:
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     # pull request number -> its commits' SHAs, oldest first (the head last)
     pull_commits: dict[int, list[str]] = field(default_factory=dict)
+    # commit SHA -> its statuses, newest first ({"context", "state", "description", ...})
+    statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    reruns: list[int] = field(default_factory=list)  # workflow runs re-run, in order
+
+    def move(self, number: int, head_sha: str) -> None:
+        """Pull request `number` gets a new head commit (a push, a force-push)."""
+        self.pulls[number]["head"]["sha"] = head_sha
+        self.commits.append(head_sha)
+        self.pull_commits[number].append(head_sha)
 
     def add_comment(self, number: int, login: str, body: str) -> int:
         thread = self.comments.setdefault(number, [])
         identifier = 1000 + sum(len(entries) for entries in self.comments.values())
         thread.append({"id": identifier, "user": {"login": login, "type": "User"},
-                       "body": body, "created_at": "2026-12-01T10:00:00Z"})
+                       "body": body, "created_at": "2026-12-01T10:00:00Z",
+                       "html_url": f"https://github.com/{self.full_name}/pull/{number}"
+                                   f"#issuecomment-{identifier}"})
         return identifier
 
     def find_comment(self, identifier: int) -> dict[str, Any] | None:
@@ -69,6 +80,7 @@ class Repository:
             "base": {"label": f"{base_owner}:{base}", "ref": base, "sha": base_sha,
                      "repo": {"full_name": self.full_name}},
             "mergeable": mergeable, "merge_commit_sha": merge_commit_sha,
+            "created_at": "2026-11-01T10:00:00Z", "updated_at": "2026-11-01T10:00:00Z",
         }
         self.commits += [*earlier, head_sha]
         self.pull_commits[number] = [*earlier, head_sha]
@@ -133,6 +145,7 @@ class FakeGitHub:
         self.drip_seconds = 0.0  # send the answer one byte at a time, this far apart
         self.dripped: list[tuple[int, int]] = []  # per dripped answer: (bytes sent, its size)
         self.answer_override: tuple[int, bytes, dict[str, str]] | None = None  # raw answer
+        self.statuses_forbidden = False  # a token without `statuses: write`
         self.declare_length = True  # False: no Content-Length, the answer ends with the connection
         self.release = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -235,16 +248,36 @@ class FakeGitHub:
                 return not_found
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
             state, head = query.get("state", ["open"])[0], query.get("head", [""])[0]
-            return 200, [{key: value for key, value in pull.items() if key != "merged"}
-                         for pull in listed.pulls.values()
-                         if (state == "all" or pull["state"] == state)
-                         and (not head or pull["head"]["label"] == head)], {}
+            size, page = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+            matching = [{key: value for key, value in pull.items() if key != "merged"}
+                        for _, pull in sorted(listed.pulls.items())
+                        if (state == "all" or pull["state"] == state)
+                        and (not head or pull["head"]["label"] == head)]
+            return 200, matching[(page - 1) * size:page * size], {}
         if len(parts) < 5 or parts[0] != "repos":
             return not_found
         repository = self.repositories.get(f"{parts[1]}/{parts[2]}".lower())
         if repository is None:
             return not_found
         kind, rest = parts[3], urllib.parse.unquote(parts[4])
+        if kind == "statuses" and method == "POST" and self.statuses_forbidden:
+            return 403, {"message": "Resource not accessible by integration"}, {}
+        if kind == "statuses" and method == "POST":
+            status = {**sent, "id": len(fake_statuses := repository.statuses.setdefault(
+                rest, [])) + 1, "creator": {"login": self.login}}
+            fake_statuses.insert(0, status)
+            return 201, status, {}
+        if kind == "commits" and rest.endswith("/status"):
+            sha = rest.removesuffix("/status")
+            latest: dict[str, dict[str, Any]] = {}
+            for status in repository.statuses.get(sha, []):
+                latest.setdefault(status["context"], status)
+            return 200, {"state": "pending", "sha": sha, "total_count": len(latest),
+                         "statuses": list(latest.values())}, {}
+        if kind == "actions" and method == "POST" and rest.startswith("runs/") and (
+                rest.endswith("/rerun")):
+            repository.reruns.append(int(rest.split("/")[1]))
+            return 201, {}, {}
         if kind == "issues":
             return self._comments(repository, method, path, rest, sent)
         if kind == "pulls" and rest.isdigit() and int(rest) in repository.pulls:

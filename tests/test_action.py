@@ -27,6 +27,7 @@ from tests.conftest import (
     installed_version,
     require_tool,
 )
+from tests.fake_github import FakeGitHub
 
 pytestmark = [pytest.mark.act, pytest.mark.xdist_group("act")]
 
@@ -347,14 +348,52 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
         assert github.log == [
             "GET /repos/radixark/miles/pulls/7", "GET /repos/sgl-project/sglang/pulls/102",
             "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100",
-            "POST /repos/radixark/miles/issues/7/comments"]
+            "POST /repos/radixark/miles/issues/7/comments",
+            f"POST /repos/radixark/miles/statuses/{head}"]
         [posted] = github.repository("radixark/miles").comments[7]
+        [status] = github.repository("radixark/miles").statuses[head]
+        assert (status["context"], status["state"]) == ("rocm-deps: ROCm suite", "success")
     document = read_manifest(posted["body"])
     assert document is not None and list(document.suites) == ["ROCm suite"]  # the trigger's
     manifest = document.suites["ROCm suite"]
     assert manifest.run == "https://github.com/radixark/miles/actions/runs/77"
     assert manifest.tested["sglang"].sha == "2" * 40
     assert "`install-mi350: installed, 0.5.16`" in posted["body"]
+
+
+def test_the_sweep_example_judges_and_reruns(tmp_path: Path, pip_cache: Path) -> None:
+    """examples/sweep.yml as written (this checkout's action standing in for the published
+    one) on a schedule: the pull request whose dependency moved since its suite tested it
+    turns failure, and its recorded run is re-run."""
+    from rocm_deps.contract.manifest import Manifest, ManifestDocument, ManifestEntry, marker
+
+    head, tested, moved = "5" * 40, "2" * 40, "7" * 40
+    workflow = (ROOT / "examples" / "sweep.yml").read_text()
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1")
+    assert len(action.findall(workflow)) == 1
+    workflow = action.sub("./", workflow).replace(
+        "    steps:\n", f"    steps:\n      - run: cp -r {ROOT}/action.yml {ROOT}/src "
+                       f"\"$GITHUB_WORKSPACE/\"\n", 1)
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(102, moved)
+        miles = github.repository("radixark/miles")
+        miles.add_pull(7, head, body="ci-sglang-pr: #102\n")
+        miles.add_pull(8, "6" * 40, body="A refactor.")
+        document = ManifestDocument({"ROCm suite": Manifest(
+            "https://github.com/radixark/miles/actions/runs/77",
+            {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", tested, 102)})})
+        miles.add_comment(7, github.login, f"{marker('ROCm suite')}\n{document.data_block()}")
+        code, log = run_act(
+            tmp_path, pip_cache, workflow, "schedule",
+            {"schedule": "*/15 * * * *", "repository": {"full_name": "radixark/miles"}},
+            "--env", f"GITHUB_API_URL={github.url}", "--env", "GITHUB_REPOSITORY=radixark/miles",
+            "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+        assert code == 0, log[-4000:]
+        assert miles.reruns == [77]
+        assert [(s["context"], s["state"], s["description"]) for s in miles.statuses[head]] == [
+            ("rocm-deps: ROCm suite", "failure",
+             "sglang#102 moved 2222222→7777777 since tested; re-run requested")]
+        assert "6" * 40 not in miles.statuses
 
 
 def third_dependency_example(config: Path) -> str:

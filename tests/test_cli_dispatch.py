@@ -28,7 +28,8 @@ def test_every_command_has_a_module_that_builds_and_runs_it() -> None:
         module = importlib.import_module(name)
         assert callable(module.build) and callable(module.run), command
         token = {} if command == "demo" else {"github-token-env": "TOKEN"}  # demo takes none
-        options = {"report": ["r.json"], "suite": ["ROCm CI"]} if command == "comment" else {}
+        options = ({"report": ["r.json"], "suite": ["ROCm CI"]} if command == "comment" else
+                   {"repository": "radixark/miles"} if command == "sweep" else {})
         built = module.build(read(command, {**options, **token}), EDGE)  # type: ignore[arg-type]
         assert type(built).__name__.lower().startswith(command.replace("-", "")), command
 

@@ -33,6 +33,7 @@ COMMAND_MODULES: dict[Command, str] = {
     "install": "rocm_deps.install.command",
     "merge-check": "rocm_deps.guard.command",
     "comment": "rocm_deps.manifest.command",
+    "sweep": "rocm_deps.sweep.command",
     "demo": "rocm_deps.demo.command",
 }
 
@@ -100,6 +101,18 @@ COMMAND_HELP: dict[Command, CommandHelp] = {
         "pull-requests: write. --report is required.",
         ("rocm-deps comment --report resolve.json --report install-mi350.json --pr 7 "
          "--suite 'ROCm suite' --github-token-env GH_TOKEN",)),
+    "sweep": CommandHelp(
+        "re-judge every open pull request: a commit status per suite, re-runs when a "
+        "dependency moved",
+        "For every open pull request whose description names a dependency, set a commit "
+        "status per suite (`rocm-deps: <suite>`) on its head: success while every named "
+        "commit is what the suite's manifest comment says it tested and each named pull "
+        "request's head is still that commit, failure when one moved, pending before the "
+        "suite reported. A status is written only when it changed. --rerun moved re-runs "
+        "the suite's recorded run for a moved dependency. Needs a token (pull-requests: read, "
+        "statuses: write; actions: write to re-run).",
+        ("rocm-deps sweep --repository radixark/miles --github-token-env GH_TOKEN",
+         "rocm-deps sweep --rerun moved --max-reruns 3 --github-token-env GH_TOKEN")),
     "demo": CommandHelp(
         "run resolve then install in a throw-away sandbox",
         "Build a sandbox shaped like the MI350 image (origins with history, tags and pull "

@@ -17,21 +17,22 @@ from typing import Literal, get_args
 
 from rocm_deps.errors import UsageError
 
-Command = Literal["resolve", "install", "merge-check", "comment", "demo"]
+Command = Literal["resolve", "install", "merge-check", "comment", "sweep", "demo"]
 COMMANDS: tuple[Command, ...] = get_args(Command)
-ACTION_COMMANDS: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
+ACTION_COMMANDS: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment", "sweep")
 OutputFormat = Literal["text", "json"]
 # auto: merge-check reads the live body when it has a token, resolve and install the event's.
 BodySource = Literal["auto", "event", "api"]
 Policy = Literal["require-merged", "forbid-overrides", "warn"]
 Scenario = Literal["pull-requests", "missing-target"]
+Rerun = Literal["none", "moved"]
 DEFAULT_TRUSTED = "OWNER,MEMBER,COLLABORATOR"
 DEFAULT_BOT = "github-actions[bot]"  # who writes a comment with the job's GITHUB_TOKEN
 
 # The commands that read the event and may ask the API about it.
 _EVENT: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
 _BODY: tuple[Command, ...] = ("resolve", "install")
-_TOOL: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment")
+_TOOL: tuple[Command, ...] = ("resolve", "install", "merge-check", "comment", "sweep")
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("event-path", _EVENT, "event payload JSON (default: $GITHUB_EVENT_PATH)", "F",
            action=False),
     Option("event-name", _EVENT, "event name (default: $GITHUB_EVENT_NAME)", "N", action=False),
-    Option("github-token-env", _EVENT, "name of the environment variable holding a GitHub "
-           "token", "VAR", action=False),
+    Option("github-token-env", (*_EVENT, "sweep"), "name of the environment variable "
+           "holding a GitHub token", "VAR", action=False),
     Option("input", _BODY, "a dispatch input such as ci_sglang_pr=#123 (repeatable)",
            "NAME=VALUE", repeatable=True, action=False),
     Option("body-file", (*_BODY, "merge-check"), "read the PR body from this file instead of "
@@ -106,14 +107,26 @@ OPTIONS: tuple[Option, ...] = (
            "workflow_run its head must be the run's head commit", "N"),
     Option("run-url", ("comment",), "the run the comment links to (default: the triggering "
            "run under workflow_run, else this one)", "URL"),
-    Option("suite", ("comment", "merge-check"), "comment: this suite's name, which names its "
-           "own manifest comment (default: the workflow's name; under workflow_run the "
-           "triggering workflow's). merge-check: a suite --require-tested checks, repeatable "
+    Option("suite", ("comment", "merge-check", "sweep"), "comment: this suite's name, which "
+           "names its own manifest comment (default: the workflow's name; under workflow_run "
+           "the triggering workflow's). merge-check and sweep: a suite to check, repeatable "
            "(action: one per line; default: every suite that commented)", "NAME",
            repeatable=True),
-    Option("bot-login", ("comment", "merge-check"), "the login the manifest comment is "
+    Option("bot-login", ("comment", "merge-check", "sweep"), "the login the manifest comment is "
            "written by; a comment with the marker by anyone else is ignored",
            "LOGIN", default=DEFAULT_BOT),
+    Option("repository", ("sweep",), "the repository whose open pull requests are judged "
+           "(default: $GITHUB_REPOSITORY)", "OWNER/REPO", action=False),
+    Option("rerun", ("sweep",), "moved: re-run a suite's recorded run when a dependency pull "
+           "request it tested moved; none: only set the statuses", default="none",
+           choices=get_args(Rerun)),
+    Option("max-reruns", ("sweep",), "at most this many re-runs per sweep, oldest pull "
+           "request first", "N", default="5"),
+    Option("lookback-minutes", ("sweep",), "a pull request naming nothing is read only when "
+           "it was updated this recently (an edited description), to clear an old status",
+           "N", default="60"),
+    Option("max-seconds", ("sweep",), "stop cleanly after this long, saying how far the sweep "
+           "got (secondary rate limits are waited out within it)", "N", default="600"),
     Option("keep", ("demo",), "keep the sandbox directory", default="false", boolean=True,
            switch=True, action=False),
     Option("scenario", ("demo",), "pull-requests (default): SGLang and Megatron-LM pull "

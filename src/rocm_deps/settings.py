@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
-from rocm_deps.config import Config, load_config
+from rocm_deps.config import REPOSITORY, Config, load_config
 from rocm_deps.config.profiles import Profile
 from rocm_deps.contract.manifest import RUN_URL, checked_suite
 from rocm_deps.contract.overrides import Override, overrides_from_json
@@ -36,6 +36,7 @@ from rocm_deps.options import (
     Given,
     OutputFormat,
     Policy,
+    Rerun,
     Scenario,
 )
 
@@ -81,6 +82,20 @@ class MergeCheckSettings:
     bot_login: str = DEFAULT_BOT
     body_source: BodySource = "event"  # api: the live body, as a re-run should judge it
     suites: tuple[str, ...] = ()  # --require-tested checks these; (): every suite there is
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    config: Config
+    repository: str
+    api: ApiSettings = ApiSettings()
+    suites: tuple[str, ...] = ()  # (): every suite a manifest comment names
+    bot_login: str = DEFAULT_BOT
+    rerun: Rerun = "none"
+    max_reruns: int = 5
+    lookback_minutes: int = 60
+    max_seconds: int = 600
+    output_format: OutputFormat = "text"
 
 
 @dataclass(frozen=True)
@@ -197,6 +212,30 @@ def merge_check_settings(given: Given, environ: Mapping[str, str]) -> MergeCheck
         bot_login=_login(given), body_source=cast(BodySource, given.text("body-source")),
         suites=tuple(dict.fromkeys(checked_suite(line, given.where("suite"))
                                    for line in given.lines("suite"))))
+
+
+def sweep_settings(given: Given, environ: Mapping[str, str]) -> SweepSettings:
+    repository = given.text("repository") or environ.get("GITHUB_REPOSITORY", "")
+    if not REPOSITORY.fullmatch(repository):
+        raise UsageError(f"{given.where('repository')} {repository[:100]!r} is not OWNER/REPO "
+                         f"(default: $GITHUB_REPOSITORY, which is unset outside a run)")
+    return SweepSettings(
+        config=_config(given), repository=repository, api=_api_settings(given, environ),
+        suites=tuple(dict.fromkeys(checked_suite(line, given.where("suite"))
+                                   for line in given.lines("suite"))),
+        bot_login=_login(given), rerun=cast(Rerun, given.text("rerun")),
+        max_reruns=_count(given, "max-reruns", 0, 100),
+        lookback_minutes=_count(given, "lookback-minutes", 0, 7 * 24 * 60),
+        max_seconds=_count(given, "max-seconds", 1, 6 * 60 * 60),
+        output_format=_output_format(given))
+
+
+def _count(given: Given, name: str, low: int, high: int) -> int:
+    text = given.text(name)
+    if not (text.isascii() and text.isdigit() and low <= int(text) <= high):
+        raise UsageError(f"{given.where(name)} has invalid value {text[:40]!r}. Expected a "
+                         f"whole number from {low} to {high}.")
+    return int(text)
 
 
 def comment_settings(given: Given, environ: Mapping[str, str]) -> CommentSettings:

@@ -33,6 +33,7 @@ RUN = "https://github.com/radixark/miles/actions/runs/42"
 COMMENTS = "/repos/radixark/miles/issues/7/comments"
 LIST = f"GET {COMMENTS}?page=1&per_page=100"
 SUITE = "ROCm CI"
+STATUS = f"POST /repos/radixark/miles/statuses/{MILES_HEAD}"  # the suite's status on the head
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
 
     def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
-        path = write_event(body, number=7, repository="radixark/miles")
+        path = write_event(body, number=7, repository="radixark/miles", head=MILES_HEAD)
         resolved = cli("resolve", "--event-name", "pull_request", "--event-path", path,
                        "--config", str(config), "--format", "json",
                        "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
@@ -140,7 +141,8 @@ def test_the_first_run_creates_one_comment_with_what_was_tested(
     result = comment("Testing the fix.\n\nci-sglang-pr: #102\n", installs=(gpu,))
     assert result.code == 0, result.stderr
     # Written once: no read-back, no second write (each suite has a comment of its own).
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
+                          STATUS]
     [posted] = thread(github)
     assert posted["user"]["login"] == "github-actions[bot]"
     body = posted["body"]
@@ -169,10 +171,46 @@ def test_a_second_run_updates_the_comment_in_place(comment: Run, github: FakeGit
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
-                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}"]
+                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}", STATUS]
     [updated] = thread(github)
     assert updated["id"] == first["id"]
     assert section_of(updated["body"]).tested["sglang"].sha == MOVED
+
+
+def statuses(github: FakeGitHub) -> list[dict[str, Any]]:
+    """The statuses on the Miles pull request's head, newest first."""
+    return github.repository("radixark/miles").statuses.get(MILES_HEAD, [])
+
+
+def test_the_comment_sets_the_suites_status_on_the_tested_head(
+        comment: Run, github: FakeGitHub) -> None:
+    assert comment("ci-sglang-pr: #102").code == 0
+    [posted] = thread(github)
+    [status] = statuses(github)
+    assert (status["context"], status["state"], status["description"], status["target_url"]) == (
+        f"rocm-deps: {SUITE}", "success", "tested sglang#102 at 2222222",
+        f"https://github.com/radixark/miles/pull/7#issuecomment-{posted['id']}")
+
+
+def test_a_dependency_that_moved_during_the_run_is_a_failure_at_once(
+        comment: Run, github: FakeGitHub, tmp_path: Path) -> None:
+    """The GPU job installed #102's old head; the pull request has moved since."""
+    github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
+    result = comment("ci-sglang-pr: #102", installs=(install_report(tmp_path, "mi350.json"),))
+    assert result.code == 0, result.stderr
+    assert [(s["state"], s["description"]) for s in statuses(github)] == [
+        ("failure", "sglang#102 moved 2222222→7777777 since tested")]
+
+
+def test_a_token_that_cannot_write_statuses_fails_the_step_and_says_why(
+        comment: Run, github: FakeGitHub) -> None:
+    github.statuses_forbidden = True
+    result = comment("ci-sglang-pr: #102")
+    assert result.code == 1
+    assert len(thread(github)) == 1  # the manifest is written
+    assert ("the manifest comment is written, but not the `rocm-deps: ROCm CI` commit status "
+            "on 555555555555") in result.stderr
+    assert "The token needs `statuses: write`" in result.stderr
 
 
 def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
@@ -184,7 +222,7 @@ def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
     assert actions == ["created", "updated", "unchanged"]
     [only] = thread(github)
     assert "sgl-project/sglang#101" in only["body"] and "#102" not in only["body"]
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/101", LIST]  # no write
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/101", LIST, STATUS]  # no edit
 
 
 def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
@@ -194,7 +232,8 @@ def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
     mallory = github.repository("radixark/miles").add_comment(7, "mallory", forged)
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}"]
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
+                          STATUS]
     look_alike, ours = thread(github)
     assert (look_alike["id"], look_alike["body"]) == (mallory, forged)
     assert ours["user"]["login"] == "github-actions[bot]"
@@ -208,7 +247,7 @@ def test_a_deleted_comment_is_created_again(comment: Run, github: FakeGitHub) ->
     thread(github).clear()
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log[-2:] == [LIST, f"POST {COMMENTS}"]
+    assert github.log[-3:] == [LIST, f"POST {COMMENTS}", STATUS]
     assert len(thread(github)) == 1
 
 
@@ -236,7 +275,7 @@ def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> N
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102"] * 2 + [
-        LIST, f"POST {COMMENTS}"]
+        LIST, f"POST {COMMENTS}", STATUS]
 
 
 HOSTILE = "<img src=x onerror=alert(1)> [click](https://evil.example) **bold** | `x`"
@@ -354,7 +393,7 @@ def guard(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) 
                 "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{'c' * 40}",
                 "base_sha": "b" * 40, "head_sha": "c" * 40}}, repository="radixark/miles")
         else:
-            path = write_event(body, number=7, repository="radixark/miles")
+            path = write_event(body, number=7, repository="radixark/miles", head=MILES_HEAD)
             github.repository("radixark/miles").pulls[7]["body"] = body  # the live body
         return cli("merge-check", "--event-name", event, "--event-path", path, "--config",
                    str(config), "--require-tested", "--policy", "warn", "--format", "json",
@@ -698,7 +737,7 @@ def test_a_suite_rerun_updates_only_its_own_comment(comment: Run, github: FakeGi
     assert comment("ci-sglang-pr: #102").code == 0
     rocm, cuda = thread(github)
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
-                          f"PATCH /repos/radixark/miles/issues/comments/{rocm['id']}"]
+                          f"PATCH /repos/radixark/miles/issues/comments/{rocm['id']}", STATUS]
     assert section_of(rocm["body"], SUITE).tested["sglang"].sha == MOVED
     assert cuda == cuda_before
 

@@ -269,6 +269,7 @@ class ManifestRun:
     rows: list[ManifestRow] = field(default_factory=list)
     resolve_errors: int = 0
     install_labels: tuple[str, ...] = ()
+    head: str = ""  # the pull request's commit the run tested, where its status goes
 
     @property
     def manifest(self) -> Manifest:

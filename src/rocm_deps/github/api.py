@@ -53,6 +53,10 @@ class ResponseTooLarge(ApiError):
     pass
 
 
+class RateLimited(ApiError):
+    """The rate limit is spent (after waiting out a secondary limit as long as allowed)."""
+
+
 class ApiUnreachable(ApiError):
     """The API did not answer (no connection, timeouts, server errors on every attempt):
     nothing was learnt about what was asked, which is not the asker's mistake."""
@@ -92,6 +96,31 @@ class IssueComment:
     id: int
     author: str  # the login, "" when the answer has none
     body: str
+    url: str = ""  # its html_url ("" when the answer has none that is a plain URL)
+
+
+@dataclass(frozen=True)
+class OpenPull:
+    """A pull request as the list of open ones gives it."""
+
+    pull: PullInfo
+    updated_at: datetime | None  # None: the answer gave no valid time
+
+
+@dataclass(frozen=True)
+class CommitStatus:
+    """The latest status of one context on a commit."""
+
+    context: str
+    state: str  # error, failure, pending, success
+    description: str
+    target_url: str
+
+
+# A repository's open pull requests are listed 100 a page, at most this many pages.
+OPEN_PULL_PAGES = 50
+STATUS_STATES = ("error", "failure", "pending", "success")
+HTML_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/#-]*)?")
 
 
 # A pull request's comments are read a page of 100 at a time, at most this many pages: the
@@ -235,6 +264,72 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def open_pulls(self, repository: str) -> list[OpenPull]:
+        """The open pull requests of `repository`, oldest first (one request per 100, at most
+        OPEN_PULL_PAGES pages), each with its body."""
+        what = f"the open pull requests of {repository}"
+        url = f"/repos/{repository}/pulls"
+
+        def fetch() -> list[OpenPull]:
+            found: dict[int, OpenPull] = {}
+            for page in range(1, OPEN_PULL_PAGES + 1):
+                raw = self._get(url, what, {"state": "open", "sort": "created",
+                                            "direction": "asc", "per_page": 100, "page": page})
+                if not isinstance(raw, list):
+                    raise ApiError(f"the answer for {what} is not a JSON list")
+                for entry in raw:
+                    pull = _pull_info(entry, what)
+                    found[pull.number] = OpenPull(pull, _time(_object(entry, what)
+                                                              .get("updated_at")))
+                if len(raw) < 100:
+                    break
+            return sorted(found.values(), key=lambda open_pull: open_pull.pull.number)
+
+        return self._call(fetch, what)
+
+    def statuses(self, repository: str, sha: str) -> dict[str, CommitStatus]:
+        """The latest status of each context on commit `sha` (its combined status: one
+        request for up to 100 contexts)."""
+        what = f"the statuses of {sha[:12]} in {repository}"
+
+        def fetch() -> dict[str, CommitStatus]:
+            raw = _object(self._get(f"/repos/{repository}/commits/{sha}/status", what,
+                                    {"per_page": 100}), what)
+            entries = raw.get("statuses")
+            if not isinstance(entries, list):
+                raise ApiError(f"the answer for {what} has no `statuses` list")
+            found: dict[str, CommitStatus] = {}
+            for entry in entries:
+                status = _status(entry, what)
+                found.setdefault(status.context, status)  # the latest comes first
+            return found
+
+        return self._call(fetch, what)
+
+    def create_status(self, repository: str, sha: str, status: CommitStatus) -> None:
+        what = f"a `{status.context}` status on {sha[:12]} of {repository}"
+
+        def send() -> None:
+            document = {"state": status.state, "context": status.context,
+                        "description": status.description}
+            if status.target_url:
+                document["target_url"] = status.target_url
+            headers, raw = self.github.requester.requestJsonAndCheck(
+                "POST", f"/repos/{repository}/statuses/{sha}", input=document)
+            _check_size(headers, raw, what)
+
+        self._call(send, what)
+
+    def rerun(self, repository: str, run_id: int) -> None:
+        """Re-run workflow run `run_id` (every job of it)."""
+        what = f"a re-run of workflow run {run_id} of {repository}"
+
+        def send() -> None:
+            self.github.requester.requestJsonAndCheck(
+                "POST", f"/repos/{repository}/actions/runs/{run_id}/rerun")
+
+        self._call(send, what)
+
     def create_comment(self, repository: str, number: int, body: str) -> IssueComment:
         return self._write_comment("POST", f"/repos/{repository}/issues/{number}/comments",
                                    body, f"a new comment on pull request #{number} of "
@@ -294,7 +389,7 @@ class GitHubApi:
             raise ApiError(f"the GitHub token was rejected (HTTP 401) while reading {what}; "
                            f"check the `github-token` input") from None
         except RateLimitExceededException as error:
-            raise ApiError(f"the GitHub API rate limit is exhausted while reading {what}; "
+            raise RateLimited(f"the GitHub API rate limit is exhausted while reading {what}; "
                            f"{_reset_text(error.headers)}. Re-run after that, or pass a token "
                            f"with a higher limit (the job's GITHUB_TOKEN)") from None
         except GithubException as error:
@@ -386,8 +481,33 @@ def _comment(value: object, what: str) -> IssueComment:
             0 < identifier <= MAX_COMMENT_ID):
         raise ApiError(f"the answer for {what} has a comment without a valid `id`")
     login = user.get("login") if isinstance(user, dict) else None
+    url = raw.get("html_url")
     return IssueComment(identifier, login if isinstance(login, str) else "",
-                        body if isinstance(body, str) else "")
+                        body if isinstance(body, str) else "",
+                        url if isinstance(url, str) and len(url) <= MAX_LABEL
+                        and HTML_URL.fullmatch(url) else "")
+
+
+def _status(value: object, what: str) -> CommitStatus:
+    raw = _object(value, what)
+    context, state = raw.get("context"), raw.get("state")
+    if not isinstance(context, str) or state not in STATUS_STATES:
+        raise ApiError(f"the answer for {what} has a status without a `context` and `state`")
+    description, url = raw.get("description"), raw.get("target_url")
+    return CommitStatus(_label(context), state, _label(description),
+                        url if isinstance(url, str) and len(url) <= MAX_LABEL
+                        and HTML_URL.fullmatch(url) else "")
+
+
+def _time(value: object) -> datetime | None:
+    """An ISO 8601 time of an answer (`2026-12-01T10:00:00Z`), None when it is not one."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 def _sha(value: object, what: str) -> str:

@@ -8,7 +8,7 @@ from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.manifest import text as manifest_report
-from rocm_deps.manifest.comment import collect, upsert
+from rocm_deps.manifest.comment import collect, set_status, upsert
 from rocm_deps.messages import needs_token
 from rocm_deps.options import Given
 from rocm_deps.reports.output import publish
@@ -31,12 +31,17 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     tested = collect(settings, api)
     written = upsert(api, tested, manifest_report.comment_body(tested), settings.bot_login)
     action, ignored = written.action, written.ignored
+    # Nothing named and no comment: no status either (a pull request naming nothing has
+    # none of ours).
+    status = set_status(api, tested, written, tested.head) if action != "not needed" else None
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",
                        title="rocm-deps: look-alike manifest")
     document = {"action": action, "pull_request": tested.number, "suite": tested.suite,
                 "ignored_comments": ignored,
+                "status": {"context": status.context, "state": status.state,
+                           "description": status.description} if status else None,
                 "tested": {name: entry.to_json()
                            for name, entry in tested.manifest.tested.items()}}
     publish(runner, {COMMENT: action}, written.body, document,

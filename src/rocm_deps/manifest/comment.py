@@ -33,6 +33,7 @@ from rocm_deps.contract.manifest import (
     read_manifest,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
+from rocm_deps.contract.status import Head, Named, context, judge, named_kind
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.event import event_context, read_event, read_json_object
@@ -40,7 +41,7 @@ from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.settings import CommentSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import GitHubApi, IssueComment, PullInfo
+    from rocm_deps.github.api import CommitStatus, GitHubApi, IssueComment, PullInfo
 
 Upsert = Literal["created", "updated", "unchanged", "not needed"]
 
@@ -58,7 +59,8 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
     run_url = settings.run_url or _triggering_run(payload)
     run = ManifestRun(repository, number, run_url, settings.suite or _triggering_suite(payload),
                       resolve_errors=errors,
-                      install_labels=tuple(result.label for result in installs))
+                      install_labels=tuple(result.label for result in installs),
+                      head=_tested_head(settings, payload, api, repository, number))
     for name, override in overrides.items():
         dependency = config.dependency(name)
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
@@ -70,6 +72,21 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
     return run
+
+
+def _tested_head(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
+                 repository: str, number: int) -> str:
+    """The pull request commit the run tested, where its status goes: the triggering run's
+    (workflow_run), the event's head (a pull request event), else the head now."""
+    context = event_context(settings.event_name, payload)
+    pull = payload.get("pull_request")
+    head = pull.get("head") if isinstance(pull, Mapping) else None
+    sha = (context.run.sha if context.run is not None else
+           head.get("sha") if isinstance(head, Mapping) and context.pr_number == number
+           else None)
+    if isinstance(sha, str) and FULL_SHA_ANY_CASE.fullmatch(sha):
+        return sha.lower()
+    return _pull(api, repository, number).head_sha
 
 
 def _triggering_suite(payload: Mapping[str, Any]) -> str:
@@ -220,8 +237,16 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
     except ApiError as error:
         raise FatalError(f"could not read the comments of pull request #{number}: "
                          f"{error}") from None
+    return manifests(comments, author)[0]
+
+
+def manifests(comments: Sequence[IssueComment], author: str) -> tuple[
+        ManifestDocument | Literal["unreadable"] | None, dict[str, str]]:
+    """What `author`'s manifest comments among `comments` say (as `tested_manifest`), and the
+    URL of each suite's comment."""
     shared: dict[str, Manifest] = {}
     own: dict[str, Manifest] = {}
+    urls: dict[str, str] = {}
     found = unreadable_shared = False
     for comment in comments:
         if comment.author != author or not comment.body.startswith(MARKER_PREFIX):
@@ -232,16 +257,17 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
             unreadable_shared = True  # a shared comment of an older version: see below
             continue
         if suite is None or document is None or (suite and set(document.suites) != {suite}):
-            return UNREADABLE
+            return UNREADABLE, urls
         found = True
         target = own if suite else shared
         for name, manifest in document.suites.items():
             target.setdefault(name, manifest)  # the oldest comment of a suite counts
+            urls.setdefault(name, comment.url)
     # A shared comment nobody can read blinds nothing once the suites write their own (it is
     # never written again); before that, it is unreadable.
     if unreadable_shared and not own:
-        return UNREADABLE
-    return ManifestDocument({**shared, **own}) if found else None
+        return UNREADABLE, urls
+    return (ManifestDocument({**shared, **own}) if found else None), urls
 
 
 @dataclass(frozen=True)
@@ -249,6 +275,7 @@ class Written:
     action: Upsert
     body: str  # the body this step wrote (or found written)
     ignored: list[int]  # look-alike comments by others, left alone
+    url: str = ""  # the comment's own URL ("" when there is none)
 
 
 def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
@@ -263,14 +290,38 @@ def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
         if own is None:
             if not run.rows:
                 return Written("not needed", body, ignored)
-            api.create_comment(run.repository, run.number, body)
-            return Written("created", body, ignored)
+            created = api.create_comment(run.repository, run.number, body)
+            return Written("created", body, ignored, created.url)
         if own.body == body:
-            return Written("unchanged", body, ignored)
-        api.edit_comment(run.repository, own.id, body)
-        return Written("updated", body, ignored)
+            return Written("unchanged", body, ignored, own.url)
+        edited = api.edit_comment(run.repository, own.id, body)
+        return Written("updated", body, ignored, edited.url or own.url)
     except ApiError as error:
         raise FatalError(f"could not write the manifest comment on pull request "
                          f"#{run.number}: {error}. The token needs `pull-requests: write` "
                          f"(a fork's pull_request token never has it: see the workflow_run "
                          f"example)", title="rocm-deps: comment") from None
+
+
+def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) -> CommitStatus:
+    """The suite's commit status on the pull request's head `head`, as `sweep` would set it
+    now: a fresh run shows at once whether what it tested is what the description names."""
+    from rocm_deps.github.api import ApiError, CommitStatus
+
+    heads = {(row.repository.lower(), row.override.pr): Head(
+        row.pull_head, row.pull_state == "merged") for row in run.rows
+        if row.override.pr is not None and row.pull_head is not None}
+    named = [Named(row.name, row.repository, named_kind(row.override.pr, row.override.sha,
+                                                        row.override.kind),
+                   row.override.raw, row.override.pr, row.override.sha) for row in run.rows]
+    errors = ["see the suite's resolve step"] * run.resolve_errors
+    judgement = judge(named, run.manifest, heads, errors)
+    status = CommitStatus(context(run.suite), judgement.state, judgement.description,
+                          written.url)
+    try:
+        api.create_status(run.repository, head, status)
+    except ApiError as error:
+        raise FatalError(f"the manifest comment is written, but not the `{status.context}` "
+                         f"commit status on {head[:12]}: {error}. The token needs `statuses: "
+                         f"write`", title="rocm-deps: comment") from None
+    return status

@@ -1,0 +1,38 @@
+"""`rocm-deps sweep`: re-judge every open pull request without a push (docs/architecture.md,
+*Living results*). A commit status per suite says whether what the suite tested is still what
+the description names; `--rerun moved` re-runs a suite whose dependency pull request moved."""
+
+from __future__ import annotations
+
+from rocm_deps import settings as edge_settings
+from rocm_deps.config.outputs import REPORT
+from rocm_deps.errors import EXIT_OK, UsageError
+from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.messages import needs_token
+from rocm_deps.options import Given
+from rocm_deps.reports.output import compact_json, publish
+from rocm_deps.runner import Runner
+from rocm_deps.settings import Edge, SweepSettings
+from rocm_deps.sweep import report as sweep_report
+from rocm_deps.sweep.sweeper import sweep
+
+
+def build(given: Given, edge: Edge) -> SweepSettings:
+    return edge_settings.sweep_settings(given, edge.environ)
+
+
+def run(settings: SweepSettings, runner: Runner) -> int:
+    if not settings.api.token:
+        permissions = "pull-requests: read, statuses: write" + (
+            ", actions: write" if settings.rerun == "moved" else "")
+        raise UsageError(needs_token("sweep reads the open pull requests and writes commit "
+                                     "statuses", permissions, settings.api.empty_variable))
+    ensure_github(settings.api, runner)
+    from rocm_deps.github.api import GitHubApi
+
+    report = sweep(settings, GitHubApi(settings.api.url, settings.api.token,
+                                       settings.config.api))
+    sweep_report.annotate(report, runner)
+    publish(runner, {REPORT: compact_json(report.to_json())}, sweep_report.summary(report),
+            report.to_json(), sweep_report.text(report), settings.output_format)
+    return EXIT_OK

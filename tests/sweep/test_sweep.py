@@ -1,0 +1,280 @@
+"""`rocm-deps sweep` against the local API stand-in: 250 open pull requests, four naming a
+dependency, three tested through the real `resolve` and `comment`; statuses written only when
+they change, a moved dependency pull request turning exactly its dependents to failure, and
+`--rerun moved` re-running exactly their recorded runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli, CliResult, EventWriter
+from tests.fake_github import FakeGitHub
+from tests.manifest.test_comment import installed_everything
+
+TOKEN = "ghp_rocmdepsSWEEPtoken0123456789abcdefgh"
+MILES = "radixark/miles"
+HEAD_102, HEAD_103, HEAD_55 = "2" * 40, "3" * 40, "5" * 40
+MOVED = "7" * 40
+MEGATRON_SHA = "abcdef0" + "1" * 33
+SUITE = "ROCm CI"
+# The four pull requests that name something: number -> description.
+NAMING = {
+    10: "Fix the router.\n\nci-sglang-pr: #102\n",
+    20: f"Both at once.\n\nci-sglang-pr: #102\nci-megatron-pr: {MEGATRON_SHA}\n",
+    30: "Megatron only.\n\nci-megatron-pr: #55\n",
+    40: "Not run yet.\n\nci-sglang-pr: #103\n",
+}
+TESTED = (10, 20, 30)
+
+
+def head_of(number: int) -> str:
+    return f"{number:040x}"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        sglang = fake.repository("sgl-project/sglang")
+        sglang.add_pull(102, HEAD_102)
+        sglang.add_pull(103, HEAD_103)
+        megatron = fake.repository("radixark/Megatron-LM")
+        megatron.add_pull(55, HEAD_55)
+        megatron.commits.append(MEGATRON_SHA)
+        miles = fake.repository(MILES)
+        for number in range(1, 251):
+            miles.add_pull(number, head_of(number),
+                           body=NAMING.get(number, f"Change {number}: a refactor, see "
+                                                   f"ci-docs for ci-sglang-pr usage."))
+        yield fake
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "api.toml"
+    path.write_text("[api]\ntimeout-seconds = 5\nbackoff-seconds = 0\n")
+    return path
+
+
+def environment(github: FakeGitHub, run_id: int = 1) -> dict[str, str]:
+    return {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
+            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": MILES,
+            "GITHUB_RUN_ID": str(run_id), "GITHUB_WORKFLOW": SUITE}
+
+
+def run_the_suite_on(cli: Cli, write_event: EventWriter, github: FakeGitHub,
+                           config: Path, tmp_path: Path, number: int) -> None:
+    """The suite's run on pull request `number` (run 1000 + number): resolve with the token,
+    a GPU job that installed every pinned commit, then the real `comment`."""
+    env = environment(github, 1000 + number)
+    event = write_event(NAMING[number], number=number, repository=MILES,
+                        head=head_of(number))
+    resolved = cli("resolve", "--event-name", "pull_request", "--event-path", event,
+                   "--config", str(config), "--format", "json",
+                   "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
+    assert resolved.code == 0, resolved.stderr
+    report = tmp_path / f"resolve-{number}.json"
+    report.write_text(resolved.stdout)
+    install = installed_everything(json.loads(resolved.stdout), tmp_path)
+    commented = cli("comment", "--event-name", "pull_request", "--event-path", event,
+                    "--config", str(config), "--report", str(report), "--report", str(install),
+                    "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
+    assert commented.code == 0, commented.stderr
+
+
+@pytest.fixture
+def tested(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+           tmp_path: Path) -> FakeGitHub:
+    for number in TESTED:
+        run_the_suite_on(cli, write_event, github, config, tmp_path, number)
+    github.log.clear()
+    return github
+
+
+def sweep(cli: Cli, github: FakeGitHub, config: Path, *extra: str) -> CliResult:
+    github.log.clear()
+    return cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
+               "--format", "json", *extra, env=environment(github))
+
+
+def statuses(github: FakeGitHub) -> dict[int, list[tuple[str, str, str]]]:
+    """Pull request -> (context, state, description) of each status on its head, newest
+    first; pull requests with none left out."""
+    miles = github.repository(MILES)
+    found = {number: [(status["context"], status["state"], status["description"])
+                      for status in miles.statuses.get(head_of(number), [])]
+             for number in miles.pulls}
+    return {number: entries for number, entries in found.items() if entries}
+
+
+def writes(github: FakeGitHub) -> list[str]:
+    return [line for line in github.log if line.startswith("POST")]
+
+
+CONTEXT = f"rocm-deps: {SUITE}"
+
+
+def sorted_queries(log: list[str], prefix: str) -> list[str]:
+    """The queries of the requests starting with `prefix`, each checked to be a page of 100
+    of the open pull requests, oldest first: pages 1, 2 and 3."""
+    queries = [line[len(prefix):] for line in log if line.startswith(prefix)]
+    pages = []
+    for query in queries:
+        fields = dict(part.split("=") for part in query.split("&"))
+        assert {key: value for key, value in fields.items() if key != "page"} == {
+            "state": "open", "sort": "created", "direction": "asc", "per_page": "100"}
+        pages.append(int(fields["page"]))
+    assert sorted(pages) == [1, 2, 3]
+    return queries
+
+
+def test_the_first_sweep_judges_the_four_and_nothing_else(cli: Cli, tested: FakeGitHub,
+                                                           config: Path) -> None:
+    result = sweep(cli, tested, config)
+    assert result.code == 0, result.stderr
+    assert len(tested.log) <= 40
+    # 3 pages of open pull requests; comments and one status read for each of the four;
+    # each dependency pull request once; one write (the pending one: comment set the others).
+    assert sorted(tested.log) == sorted([
+        *(f"GET /repos/{MILES}/pulls?{query}" for query in sorted_queries(
+            tested.log, f"GET /repos/{MILES}/pulls?")),
+        *(f"GET /repos/{MILES}/issues/{number}/comments?page=1&per_page=100"
+          for number in NAMING),
+        *(f"GET /repos/{MILES}/commits/{head_of(number)}/status?per_page=100"
+          for number in NAMING),
+        "GET /repos/sgl-project/sglang/pulls/102", "GET /repos/radixark/Megatron-LM/pulls/55",
+        "GET /repos/sgl-project/sglang/pulls/103",
+        f"POST /repos/{MILES}/statuses/{head_of(40)}"])
+    assert statuses(tested) == {
+        10: [(CONTEXT, "success", "tested sglang#102 at 2222222")],
+        20: [(CONTEXT, "success", "tested sglang#102 at 2222222, megatron abcdef0")],
+        30: [(CONTEXT, "success", "tested megatron#55 at 5555555")],
+        40: [(CONTEXT, "pending", "sglang#103 named; not reported by this suite yet")]}
+    report = json.loads(result.stdout)
+    assert (report["open_pulls"], report["naming"], report["dependency_pulls"],
+            report["statuses_written"]) == (250, 4, 3, 1)
+    assert ("| #40 | `ROCm CI` | pending | `sglang#103 named; not reported by this suite yet` "
+            "| yes |  |") in result.summary.split("\n")
+
+
+def test_a_second_sweep_writes_nothing(cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    assert sweep(cli, tested, config).code == 0
+    before = statuses(tested)
+    result = sweep(cli, tested, config)
+    assert result.code == 0, result.stderr
+    assert writes(tested) == []
+    assert statuses(tested) == before
+    assert json.loads(result.stdout)["statuses_written"] == 0
+
+
+def test_a_moved_dependency_fails_exactly_its_dependents_and_reruns_their_runs(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    assert sweep(cli, tested, config).code == 0
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    result = sweep(cli, tested, config, "--rerun", "moved")
+    assert result.code == 0, result.stderr
+    moved = "sglang#102 moved 2222222→7777777 since tested; re-run requested"
+    now = {number: entries[0] for number, entries in statuses(tested).items()}
+    assert now == {10: (CONTEXT, "failure", moved), 20: (CONTEXT, "failure", moved),
+                   30: (CONTEXT, "success", "tested megatron#55 at 5555555"),
+                   40: (CONTEXT, "pending", "sglang#103 named; not reported by this suite yet")}
+    assert tested.repository(MILES).reruns == [1010, 1020]
+    assert writes(tested) == [
+        f"POST /repos/{MILES}/actions/runs/1010/rerun", f"POST /repos/{MILES}/statuses/"
+        f"{head_of(10)}", f"POST /repos/{MILES}/actions/runs/1020/rerun",
+        f"POST /repos/{MILES}/statuses/{head_of(20)}"]
+    # The re-runs are in flight: the next sweep asks for none again and writes nothing.
+    again = sweep(cli, tested, config, "--rerun", "moved")
+    assert again.code == 0 and writes(tested) == []
+    assert tested.repository(MILES).reruns == [1010, 1020]
+
+
+def test_max_reruns_takes_the_oldest_first_and_the_next_sweep_the_rest(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    first = sweep(cli, tested, config, "--rerun", "moved", "--max-reruns", "1")
+    assert first.code == 0, first.stderr
+    assert tested.repository(MILES).reruns == [1010]
+    assert statuses(tested)[20][0] == (
+        CONTEXT, "failure", "sglang#102 moved 2222222→7777777 since tested")
+    assert sweep(cli, tested, config, "--rerun", "moved", "--max-reruns", "1").code == 0
+    assert tested.repository(MILES).reruns == [1010, 1020]
+
+
+def test_without_rerun_a_move_only_sets_the_status(cli: Cli, tested: FakeGitHub,
+                                                    config: Path) -> None:
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    assert sweep(cli, tested, config).code == 0
+    assert tested.repository(MILES).reruns == []
+    assert statuses(tested)[10][0] == (
+        CONTEXT, "failure", "sglang#102 moved 2222222→7777777 since tested")
+
+
+def test_a_merged_dependency_at_the_tested_head_stays_success(cli: Cli, tested: FakeGitHub,
+                                                               config: Path) -> None:
+    pull = tested.repository("radixark/Megatron-LM").pulls[55]
+    pull["state"], pull["merged"] = "closed", True
+    assert sweep(cli, tested, config).code == 0
+    assert statuses(tested)[30][0] == (CONTEXT, "success", "tested megatron#55 merged at 5555555")
+
+
+def test_an_unreadable_manifest_is_a_failure_on_that_pull_request_only(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    [manifest] = tested.repository(MILES).comments[30]
+    manifest["body"] += "\n<!-- rocm-deps:data {} -->"  # a second data block
+    result = sweep(cli, tested, config)
+    assert result.code == 0, result.stderr
+    assert statuses(tested)[30][0] == (
+        CONTEXT, "failure", "the manifest comment cannot be read: re-run the suite's comment "
+                            "step")
+    assert statuses(tested)[10][0][1] == "success"
+
+
+def test_a_description_edited_to_name_nothing_clears_the_status(
+        cli: Cli, tested: FakeGitHub, config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pull = tested.repository(MILES).pulls[10]
+    pull["body"], pull["updated_at"] = "The fix landed upstream.", "2099-01-01T00:00:00Z"
+    result = sweep(cli, tested, config)
+    assert result.code == 0, result.stderr
+    assert statuses(tested)[10][0] == (CONTEXT, "success", "nothing named")
+    assert sweep(cli, tested, config).code == 0
+    assert writes(tested) == []
+
+
+def test_a_branch_named_is_a_failure(cli: Cli, github: FakeGitHub, config: Path) -> None:
+    github.repository(MILES).pulls[40]["body"] = "ci-sglang-pr: feature/fast-path\n"
+    result = sweep(cli, github, config, "--suite", SUITE)
+    assert result.code == 0, result.stderr
+    assert statuses(github)[40] == [(CONTEXT, "failure", "sglang feature/fast-path names a "
+                                                         "branch or tag, which moves without a "
+                                                         "trace: name the pull request or the "
+                                                         "commit")]
+    assert statuses(github)[30] == [(CONTEXT, "pending", "megatron#55 named; not reported by "
+                                                         "this suite yet")]
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    (lambda fake: setattr(fake, "fail_first", 99) or setattr(fake, "fail_status", 401),
+     "the sweep cannot run: reading the open pull requests of radixark/miles failed with "
+     "HTTP 401"),
+])
+def test_the_sweep_fails_only_when_it_cannot_run(cli: Cli, github: FakeGitHub, config: Path,
+                                                 setup: Any, message: str) -> None:
+    setup(github)
+    result = sweep(cli, github, config)
+    assert result.code == 1
+    assert message in result.stderr
+    assert statuses(github) == {}
+
+
+def test_without_a_token_it_says_what_it_needs(cli: Cli, github: FakeGitHub,
+                                               config: Path) -> None:
+    result = cli("sweep", "--config", str(config), "--rerun", "moved",
+                 env={**environment(github), "TEST_GITHUB_TOKEN": ""})
+    assert result.code == 2
+    assert "sweep reads the open pull requests and writes commit statuses" in result.stderr
+    assert "pull-requests: read, statuses: write, actions: write" in result.stderr
