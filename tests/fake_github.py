@@ -141,6 +141,7 @@ class FakeGitHub:
         self.fail_status = 502
         self.hang_seconds = 0.0
         self.rate_limited = False
+        self.rate_limited_from = 0  # from this request on (counted from 1), rate limited
         self.echo_authorization = False  # an error body that quotes the request's token
         self.drip_seconds = 0.0  # send the answer one byte at a time, this far apart
         self.dripped: list[tuple[int, int]] = []  # per dripped answer: (bytes sent, its size)
@@ -233,7 +234,7 @@ class FakeGitHub:
         if self.echo_authorization:
             return 400, {"message": f"Bad request with Authorization: "
                                     f"{self.authorizations[-1]}"}, {}
-        if self.rate_limited:
+        if self.rate_limited or 0 < self.rate_limited_from <= count:
             reset = str(int(time.time()) + 3600)
             return 403, {"message": "API rate limit exceeded for installation ID 1.",
                          "documentation_url": "https://docs.github.com/rest/rate-limit"}, {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -334,3 +335,80 @@ def test_a_closed_port_is_an_unreachable_api_not_an_invalid_directive(
         f"attempt(s) over ")
     assert error.endswith("; not checked: line 1, line 3")
     assert "invalid directive" not in result.stderr
+
+
+def api_of(github: FakeGitHub) -> object:
+    from rocm_deps.config import load_config
+    from rocm_deps.github.api import GitHubApi
+
+    return GitHubApi(github.url, TOKEN, load_config(None, "rocm").api)
+
+
+def test_open_pulls_are_read_a_hundred_a_page_oldest_first(github: FakeGitHub) -> None:
+    from rocm_deps.github.api import GitHubApi
+
+    miles = github.repository("radixark/miles")
+    for number in range(300, 99, -1):  # created newest first: the answer is sorted anyway
+        miles.add_pull(number, f"{number:040x}", body=f"#{number}")
+    miles.pulls[150]["updated_at"] = "2026-12-01T10:00:00+01:00"
+    miles.pulls[151]["updated_at"] = "yesterday"
+    api = api_of(github)
+    assert isinstance(api, GitHubApi)
+    github.log.clear()
+    found = api.open_pulls("radixark/miles")
+    assert [entry.pull.number for entry in found] == [7, *range(100, 301)]
+    assert [re.search(r"[?&]page=([0-9]+)", line)[1] for line in github.log  # type: ignore[index]
+            ] == ["1", "2", "3"]
+    assert found[0].pull.body == "Edited after the run started:\n- ci-sglang-pr: #30421\n"
+    by_number = {entry.pull.number: entry for entry in found}
+    assert by_number[150].updated_at is not None
+    assert by_number[150].updated_at.isoformat() == "2026-12-01T10:00:00+01:00"
+    assert by_number[151].updated_at is None  # not a time: never recent
+
+
+def test_statuses_keep_the_latest_of_each_context_and_refuse_what_github_never_sends(
+        github: FakeGitHub) -> None:
+    from rocm_deps.github.api import ApiError, CommitStatus, GitHubApi
+
+    api = api_of(github)
+    assert isinstance(api, GitHubApi)
+    miles = github.repository("radixark/miles")
+    sha = "7" * 40
+    api.create_status("radixark/miles", sha, CommitStatus("rocm-deps: A", "pending", "old", ""))
+    api.create_status("radixark/miles", sha, CommitStatus(
+        "rocm-deps: A", "success", "new", "https://github.com/radixark/miles/pull/7#x-1"))
+    miles.statuses[sha].insert(0, {"context": "other", "state": "failure",
+                                   "description": "line\nbreak\u202e",
+                                   "target_url": "javascript:alert(1)"})
+    assert api.statuses("radixark/miles", sha) == {
+        "rocm-deps: A": CommitStatus("rocm-deps: A", "success", "new",
+                                     "https://github.com/radixark/miles/pull/7#x-1"),
+        "other": CommitStatus("other", "failure", "line?break?", "")}
+    miles.statuses[sha].insert(0, {"context": "x", "state": "green"})
+    with pytest.raises(ApiError, match="has a status without a `context` and `state`"):
+        api.statuses("radixark/miles", sha)
+
+
+def test_a_comment_url_is_kept_only_when_it_is_a_plain_web_address(github: FakeGitHub) -> None:
+    from rocm_deps.github.api import GitHubApi
+
+    api = api_of(github)
+    assert isinstance(api, GitHubApi)
+    miles = github.repository("radixark/miles")
+    good = miles.add_comment(7, "bot", "one")
+    bad = miles.add_comment(7, "bot", "two")
+    miles.find_comment(bad)["html_url"] = "javascript:alert(document.cookie)"  # type: ignore[index]
+    urls = {comment.id: comment.url for comment in api.comments("radixark/miles", 7)}
+    assert urls == {good: f"https://github.com/radixark/miles/pull/7#issuecomment-{good}",
+                    bad: ""}
+
+
+def test_a_rerun_is_one_post_for_the_run(github: FakeGitHub) -> None:
+    from rocm_deps.github.api import GitHubApi
+
+    api = api_of(github)
+    assert isinstance(api, GitHubApi)
+    github.log.clear()
+    api.rerun("radixark/miles", 4242)
+    assert github.log == ["POST /repos/radixark/miles/actions/runs/4242/rerun"]
+    assert github.repository("radixark/miles").reruns == [4242]

@@ -251,11 +251,15 @@ def test_a_deleted_comment_is_created_again(comment: Run, github: FakeGitHub) ->
     assert len(thread(github)) == 1
 
 
-def test_nothing_named_and_no_comment_writes_nothing(comment: Run, github: FakeGitHub) -> None:
+def test_nothing_named_and_no_comment_writes_no_comment_and_a_success(
+        comment: Run, github: FakeGitHub) -> None:
+    """No comment to keep; the status lets a required `rocm-deps: <suite>` check pass."""
     result = comment("Just a refactor.")
     assert result.code == 0, result.stderr
-    assert github.log == [LIST]
+    assert github.log == [LIST, STATUS]
     assert thread(github) == []
+    assert [(s["state"], s["description"], s.get("target_url")) for s in statuses(github)] == [
+        ("success", "nothing named", None)]
     assert json.loads(result.stdout)["action"] == "not needed"
 
 

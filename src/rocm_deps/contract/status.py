@@ -47,10 +47,10 @@ class Named:
 def named_kind(pr: int | None, sha: str | None,
                kind: str) -> Literal["pr", "commit", "ref"]:
     """How the status reads a named ref: a pull request (any of its forms), a commit (a full
-    SHA, or an abbreviation expanded), else a branch or tag, even when pinned to a SHA."""
+    SHA or an abbreviation), else a branch or tag, even when pinned to a SHA."""
     if pr is not None:
         return "pr"
-    return "commit" if sha is not None and kind in ("commit", "short-commit") else "ref"
+    return "commit" if kind in ("commit", "short-commit") else "ref"
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ def judge(named: Sequence[Named], manifest: Manifest | None,
         tested = manifest.tested.get(item.dependency)
         same_repository = tested is not None and (
             tested.repository.lower() == item.repository.lower())
+        if item.kind == "commit" and item.sha is None:
+            problems.append(f"{_name(item)} was never expanded to a full SHA (resolve ran "
+                            f"without a token)")
+            continue
         if item.kind == "commit":
             if tested is None or not same_repository or tested.sha != item.sha:
                 problems.append(f"{_name(item)} not tested (tested "

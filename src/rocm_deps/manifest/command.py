@@ -31,9 +31,9 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     tested = collect(settings, api)
     written = upsert(api, tested, manifest_report.comment_body(tested), settings.bot_login)
     action, ignored = written.action, written.ignored
-    # Nothing named and no comment: no status either (a pull request naming nothing has
-    # none of ours).
-    status = set_status(api, tested, written, tested.head) if action != "not needed" else None
+    # Also when nothing is named: `success`, so that a required `rocm-deps: <suite>` check
+    # does not wait forever on pull requests that name nothing.
+    status = set_status(api, tested, written, tested.head)
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",
@@ -41,7 +41,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     document = {"action": action, "pull_request": tested.number, "suite": tested.suite,
                 "ignored_comments": ignored,
                 "status": {"context": status.context, "state": status.state,
-                           "description": status.description} if status else None,
+                           "description": status.description},
                 "tested": {name: entry.to_json()
                            for name, entry in tested.manifest.tested.items()}}
     publish(runner, {COMMENT: action}, written.body, document,

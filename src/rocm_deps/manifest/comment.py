@@ -304,8 +304,9 @@ def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
 
 
 def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) -> CommitStatus:
-    """The suite's commit status on the pull request's head `head`, as `sweep` would set it
-    now: a fresh run shows at once whether what it tested is what the description names."""
+    """The suite's commit status on the pull request's commit the run tested, `head`: a
+    fresh run shows at once whether what it tested is what the description names (and with
+    nothing named, `success`)."""
     from rocm_deps.github.api import ApiError, CommitStatus
 
     heads = {(row.repository.lower(), row.override.pr): Head(

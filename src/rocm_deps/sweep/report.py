@@ -4,7 +4,7 @@ the re-runs, and how far the sweep got."""
 from __future__ import annotations
 
 from rocm_deps.reports.markdown import escape_markdown, markdown_cell, markdown_table
-from rocm_deps.runner import Runner
+from rocm_deps.runner import Runner, neutralise
 from rocm_deps.sweep.sweeper import SweepReport
 
 
@@ -38,7 +38,8 @@ def text(report: SweepReport) -> str:
              for judged in report.judged]
     lines += [f"warning: {line}" for line in (*report.problems, report.stopped) if line]
     lines.append(f"sweep: {_counts(report)}")
-    return "\n".join(lines)
+    # Descriptions quote the pull requests' text and the API's: never a workflow command.
+    return neutralise("\n".join(lines))
 
 
 def _counts(report: SweepReport) -> str:

@@ -164,9 +164,9 @@ def sweep(settings: SweepSettings, api: GitHubApi,
             seen.append(item)
             done += 1
     except _Stop as stop:
-        report.stopped = (f"stopped after reading {done} of {len(listed)} open pull requests "
-                          f"({stop}); the pull requests after #"
-                          f"{listed[done].pull.number} were not judged")
+        report.stopped = (f"stopped at pull request #{listed[done].pull.number}, "
+                          f"{done + 1} of {len(listed)} open pull requests ({stop}): it and "
+                          f"the {len(listed) - done - 1} after it were not judged")
     reading[0] = False
     suites = settings.suites or _known_suites(seen)
     _write(settings, api, seen, quiet, suites, heads, ask, report)

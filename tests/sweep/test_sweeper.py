@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from rocm_deps.contract.status import fit
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.manifest.test_comment import installed_everything
@@ -278,3 +279,70 @@ def test_without_a_token_it_says_what_it_needs(cli: Cli, github: FakeGitHub,
     assert result.code == 2
     assert "sweep reads the open pull requests and writes commit statuses" in result.stderr
     assert "pull-requests: read, statuses: write, actions: write" in result.stderr
+
+
+def test_a_spent_rate_limit_stops_the_sweep_cleanly_saying_how_far_it_got(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    """Three pages, #10's comments and status, #102, #20's comments: the eighth request, #20's
+    status, meets a rate limit an hour away (not waited for). What was read is judged."""
+    tested.requests.clear()
+    tested.rate_limited_from = 8
+    result = sweep(cli, tested, config)
+    assert result.code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["stopped"].startswith(
+        "stopped at pull request #20, 20 of 250 open pull requests (the GitHub API rate limit "
+        "is exhausted while reading the statuses of ")
+    assert report["stopped"].endswith("): it and the 230 after it were not judged")
+    assert [(judged["pull"], judged["state"]) for judged in report["judged"]] == [
+        (10, "success")]
+    assert "::warning title=rocm-deps%3A sweep stopped early::stopped at pull request #20" in (
+        result.stderr)
+
+
+def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitHub) -> None:
+    """A clock a second further on at each question: reading stops after 80 % of the 10 s
+    (#30's dependency pull request would be the ninth question), writing at 10 s."""
+    from rocm_deps.config import load_config
+    from rocm_deps.github.api import GitHubApi
+    from rocm_deps.settings import ApiSettings, SweepSettings
+    from rocm_deps.sweep.sweeper import sweep as run_sweep
+
+    config = load_config(None, "rocm")
+    settings = SweepSettings(config, MILES, ApiSettings(github.url, TOKEN), suites=(SUITE,),
+                             max_seconds=10)
+    ticks = iter(range(100))
+    report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
+                       clock=lambda: float(next(ticks)))
+    assert report.stopped == (
+        "stopped at pull request #30, 30 of 250 open pull requests (its 10 s ran out): it and "
+        "the 220 after it were not judged; stopped while writing statuses (its 10 s ran out): "
+        "1 written, 1 left as they were")
+    assert statuses(github) == {
+        10: [(CONTEXT, "pending", "sglang#102 named; not reported by this suite yet")]}
+
+
+def test_hostile_text_reaches_the_log_only_as_text(cli: Cli, github: FakeGitHub,
+                                                   config: Path) -> None:
+    """A description with a line separator, and an API whose error message carries a line
+    break and a workflow command: neither becomes a command in the log."""
+    github.repository(MILES).pulls[40]["body"] = (
+        "ci-sglang-pr: #103 \u2028::error title=pwned::forged\n")
+    answer = github.answer
+
+    def hostile(path: str, *rest: Any) -> tuple[int, Any, dict[str, str]]:
+        if "/issues/10/comments" in path:
+            return 400, {"message": "down\n::error title=pwned::forged"}, {}
+        return answer(path, *rest)
+
+    github.answer = hostile  # type: ignore[method-assign]
+    result = cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
+                 "--suite", SUITE, env=environment(github))
+    assert result.code == 0, result.stderr
+    assert statuses(github)[40][0][1:] == ("failure", fit(
+        "the description has 1 error: line 1: `ci-sglang-pr: #103 <U+2028>::error "
+        "title=pwned::forged` — the line contains the invisible character U+2028 LINE "
+        "SEPARATOR; retype the line without it"))
+    assert "#10: could not read its comments" in result.stdout
+    for line in (result.stdout + result.stderr).splitlines():
+        assert not line.strip().startswith("::error"), line

@@ -1,0 +1,133 @@
+"""What `rocm-deps sweep` costs on a large repository: requests and seconds per sweep, against
+a local stand-in of the GitHub API on 127.0.0.1 (the one the tests use).
+
+The repository has `--pulls` open pull requests (default 1,000); `--naming` of them (50) name
+a dependency pull request, `--dependencies` distinct ones (20) between them; all but a fifth
+of the naming ones were tested (a manifest comment, and the status `comment` set). Sweeps, as
+whole processes, each with the requests the server answered:
+
+  first     the first sweep: the untested ones get `pending`
+  steady    nothing changed since (the common case): no write
+  moved     after two dependency pull requests moved: their dependents turn `failure`
+  empty     baseline, the same process on a repository with no open pull request
+
+`steady` and `empty` alternate for `--runs` rounds; medians, and steady's ratio to empty.
+
+Usage: python benchmarks/sweep_bench.py [--pulls 1000] [--naming 50] [--dependencies 20]
+           [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+from rocm_deps.contract.manifest import (  # noqa: E402
+    Manifest,
+    ManifestDocument,
+    ManifestEntry,
+    marker,
+)
+from rocm_deps.contract.status import context  # noqa: E402
+from tests.fake_github import FakeGitHub  # noqa: E402
+
+TOKEN = "ghp_" + "b" * 36
+SUITE = "ROCm suite"
+
+
+def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int) -> None:
+    sglang = github.repository("sgl-project/sglang")
+    for number in range(1, dependencies + 1):
+        sglang.add_pull(1000 + number, f"{number:040x}")
+    miles = github.repository("radixark/miles")
+    step = pulls // naming
+    for number in range(1, pulls + 1):
+        head = f"{0xF00000 + number:040x}"
+        if number % step or number // step > naming:
+            miles.add_pull(number, head, body=f"Change {number}.\n\nA refactor; no pins.\n")
+            continue
+        index = number // step
+        dependency = 1000 + 1 + index % dependencies
+        miles.add_pull(number, head, body=f"Change {number}.\n\nci-sglang-pr: #{dependency}\n")
+        if index % 5 == 0:
+            continue  # not tested yet
+        tested = sglang.pulls[dependency]["head"]["sha"]
+        document = ManifestDocument({SUITE: Manifest(
+            f"https://github.com/radixark/miles/actions/runs/{number}",
+            {"sglang": ManifestEntry("sgl-project/sglang", f"refs/pull/{dependency}/head",
+                                     tested, dependency)})})
+        identifier = miles.add_comment(number, github.login,
+                                       f"{marker(SUITE)}\ntested\n{document.data_block()}")
+        miles.statuses[head] = [{
+            "context": context(SUITE), "state": "success",
+            "description": f"tested sglang#{dependency} at {tested[:7]}",
+            "target_url": f"https://github.com/radixark/miles/pull/{number}#issuecomment-"
+                          f"{identifier}"}]
+
+
+def sweep(github: FakeGitHub, repository: str, workdir: str) -> tuple[float, int, int]:
+    """One whole-process sweep: seconds, requests, writes."""
+    config = Path(workdir) / "api.toml"
+    config.write_text("[api]\ntimeout-seconds = 10\nbackoff-seconds = 0\n")
+    environ = {**os.environ, "GITHUB_API_URL": github.url, "BENCH_TOKEN": TOKEN,
+               "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
+    environ.pop("GITHUB_ACTIONS", None)
+    github.log.clear()
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "rocm_deps", "sweep", "--repository", repository, "--config",
+         str(config), "--github-token-env", "BENCH_TOKEN", "--format", "json"],
+        env={**environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
+        check=False)
+    seconds = time.perf_counter() - started
+    if result.returncode:
+        raise SystemExit(f"sweep failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    writes = sum(1 for line in github.log if line.startswith("POST"))
+    return seconds, len(github.log), writes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pulls", type=int, default=1000)
+    parser.add_argument("--naming", type=int, default=50)
+    parser.add_argument("--dependencies", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=5)
+    arguments = parser.parse_args()
+    with FakeGitHub() as github, tempfile.TemporaryDirectory() as workdir:
+        populate(github, arguments.pulls, arguments.naming, arguments.dependencies)
+        github.repository("radixark/empty")
+        rows = {"first": sweep(github, "radixark/miles", workdir)}
+        times: dict[str, list[float]] = {"steady": [], "empty": []}
+        for _ in range(arguments.runs):
+            for name, repository in (("steady", "radixark/miles"), ("empty", "radixark/empty")):
+                seconds, requests, writes = sweep(github, repository, workdir)
+                times[name].append(seconds)
+                rows[name] = (statistics.median(times[name]), requests, writes)
+        sglang = github.repository("sgl-project/sglang")
+        for number in (1001, 1002):
+            sglang.move(number, f"{number:040x}".replace("0", "e", 1))
+        rows["moved"] = sweep(github, "radixark/miles", workdir)
+    print(f"{arguments.pulls} open pull requests, {arguments.naming} naming one of "
+          f"{arguments.dependencies} dependency pull requests; {arguments.runs} runs")
+    print("| sweep | seconds | requests | writes |\n|---|---|---|---|")
+    for name in ("first", "steady", "moved", "empty"):
+        seconds, requests, writes = rows[name]
+        print(f"| {name} | {seconds:.2f} | {requests} | {writes} |")
+    print(f"steady / empty (medians): "
+          f"{statistics.median(times['steady']) / statistics.median(times['empty']):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
