@@ -232,3 +232,19 @@ def test_a_values_enabled_must_be_a_boolean(tmp_path: Path) -> None:
         load_config(write(tmp_path, '[values.image-tag]\nenabled = "false"\n'))
     assert "values.image-tag.enabled: expected a boolean" in caught.value.message
     assert load_config(write(tmp_path, '[values.image-tag]\nenabled = false\n')).values == ()
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("patches", '["docker/amd_patch/latest/bridge.patch"]'), ("install-dir", '"src"'),
+    ("submodules", "false"), ("fetch-depth", "1"), ("prepare", '[["make"]]'),
+    ("remote", '"origin"'), ("rebuild-paths", '["csrc/"]')])
+def test_what_acts_on_a_clone_is_refused_on_a_git_package(tmp_path: Path, key: str,
+                                                           value: str) -> None:
+    """Bridge has no clone to patch or prepare: the key would do nothing, so it is an error."""
+    path = write(tmp_path, f"[dependencies.megatron-bridge]\n{key} = {value}\n")
+    with pytest.raises(UsageError) as raised:
+        load_config(path)
+    assert raised.value.message == (
+        f"{path}: dependencies.megatron-bridge.{key}: applies to a "
+        f"clone (`path`) only; a git package (`distribution`) is pip-installed from the named "
+        f"commit as it is")

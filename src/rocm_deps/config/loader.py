@@ -172,6 +172,12 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     return DependencyConfig(name=name, **arguments)
 
 
+# What acts on the image's clone: not on a git package, which has none.
+CLONE_ONLY = ("remote", "install-dir", "patches", "submodules", "fetch-depth", "tags",
+              "fetch-filter", "recipe", "on-missing-target", "local-changes", "prepare",
+              "rebuild-paths")
+
+
 def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -> None:
     """A dependency is a clone (`path`) or a git package (`distribution`, from `url`)."""
     if ("path" in values) == ("distribution" in values):
@@ -181,6 +187,13 @@ def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -
     if "distribution" in values and not DISTRIBUTION.fullmatch(values["distribution"]):
         raise fail(f"{where}.distribution", f"expected a distribution name such as "
                                             f"megatron-bridge, got {values['distribution']!r}")
+    # A git package is installed by pip from a commit, not from a work tree the tool could
+    # patch: what the clone-only keys would do is not done, so they are refused, not ignored.
+    clone_only = [key for key in CLONE_ONLY if "distribution" in values and key in values]
+    if clone_only:
+        raise fail(f"{where}.{clone_only[0]}", "applies to a clone (`path`) only; a git package "
+                                               "(`distribution`) is pip-installed from the "
+                                               "named commit as it is")
     if "url" in values and not GIT_URL.fullmatch(values["url"]):
         raise fail(f"{where}.url", f"expected an https:// or file:/// git URL of letters, "
                                    f"digits and `._~/%+-`, got {str(values['url'])[:100]!r}")
