@@ -254,7 +254,12 @@ class FakeGitHub:
                         for _, pull in sorted(listed.pulls.items())
                         if (state == "all" or pull["state"] == state)
                         and (not head or pull["head"]["label"] == head)]
-            return 200, matching[(page - 1) * size:page * size], {}
+            # GitHub's Link header: a next page while there is one (only when paged).
+            pages = max(1, -(-len(matching) // size))
+            link = f'<{path}>; rel="last"' + (
+                f', <{path}>; rel="next"' if page < pages else "")
+            return 200, matching[(page - 1) * size:page * size], (
+                {"Link": link} if pages > 1 else {})
         if len(parts) < 5 or parts[0] != "repos":
             return not_found
         repository = self.repositories.get(f"{parts[1]}/{parts[2]}".lower())

@@ -412,3 +412,16 @@ def test_a_rerun_is_one_post_for_the_run(github: FakeGitHub) -> None:
     api.rerun("radixark/miles", 4242)
     assert github.log == ["POST /repos/radixark/miles/actions/runs/4242/rerun"]
     assert github.repository("radixark/miles").reruns == [4242]
+
+
+def test_a_last_full_page_is_known_by_githubs_link_header(github: FakeGitHub) -> None:
+    from rocm_deps.github.api import GitHubApi
+
+    miles = github.repository("radixark/miles")
+    for number in range(8, 207):  # with #7: 200 open, two full pages
+        miles.add_pull(number, f"{number:040x}")
+    api = api_of(github)
+    assert isinstance(api, GitHubApi)
+    github.log.clear()
+    assert len(api.open_pulls("radixark/miles")) == 200
+    assert len(github.log) == 2  # no third request for an empty page

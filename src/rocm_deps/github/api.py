@@ -273,15 +273,19 @@ class GitHubApi:
         def fetch() -> list[OpenPull]:
             found: dict[int, OpenPull] = {}
             for page in range(1, OPEN_PULL_PAGES + 1):
-                raw = self._get(url, what, {"state": "open", "sort": "created",
+                headers, raw = self.github.requester.requestJsonAndCheck(
+                    "GET", url, parameters={"state": "open", "sort": "created",
                                             "direction": "asc", "per_page": 100, "page": page})
+                _check_size(headers, raw, url)
                 if not isinstance(raw, list):
                     raise ApiError(f"the answer for {what} is not a JSON list")
                 for entry in raw:
                     pull = _pull_info(entry, what)
                     found[pull.number] = OpenPull(pull, _time(_object(entry, what)
                                                               .get("updated_at")))
-                if len(raw) < 100:
+                # The last page: a short one, or GitHub's Link header names no next page.
+                link = str(headers.get("link", ""))
+                if len(raw) < 100 or (link and 'rel="next"' not in link):
                     break
             return sorted(found.values(), key=lambda open_pull: open_pull.pull.number)
 
