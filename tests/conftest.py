@@ -161,6 +161,14 @@ class EventWriter(Protocol):
 
 
 @pytest.fixture
+def config(tmp_path: Path) -> Path:
+    """A configuration for talking to the local API stand-in: short timeouts, no backoff."""
+    path = tmp_path / "api.toml"
+    path.write_text("[api]\ntimeout-seconds = 5\nbackoff-seconds = 0\n")
+    return path
+
+
+@pytest.fixture
 def write_event(tmp_path: Path) -> EventWriter:
     """The one writer of event payloads: a `pull_request` event with `body` (as the runner
     writes it), or any `payload`. Returns the file's path, for `--event-path`."""

@@ -46,13 +46,6 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Path:
-    path = tmp_path / "api.toml"
-    path.write_text("[api]\ntimeout-seconds = 5\nbackoff-seconds = 0\n")
-    return path
-
-
 class Run(Protocol):
     def __call__(self, body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                  event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult: ...
@@ -71,14 +64,9 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
     def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
         path = write_event(body, number=7, repository="radixark/miles", head=MILES_HEAD)
-        resolved = cli("resolve", "--event-name", "pull_request", "--event-path", path,
-                       "--config", str(config), "--format", "json",
-                       "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
-        assert resolved.code == 0, resolved.stderr
-        report = tmp_path / f"resolve-{len(list(tmp_path.glob('resolve-*')))}.json"
-        report.write_text(resolved.stdout)
+        report, resolved = resolve_report(cli, path, config, env, tmp_path)
         if installs is None:
-            installs = (installed_everything(json.loads(resolved.stdout), tmp_path),)
+            installs = (installed_everything(resolved, tmp_path),)
         if payload is not None:
             path = write_event(payload=payload, repository="radixark/miles")
         github.log.clear()
@@ -90,6 +78,19 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
                    env=env)
 
     return invoke
+
+
+def resolve_report(cli: Cli, event: str, config: Path, env: dict[str, str],
+                   tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """resolve on the pull_request event `event`, with the token: its report's file, and
+    the report."""
+    resolved = cli("resolve", "--event-name", "pull_request", "--event-path", event,
+                   "--config", str(config), "--format", "json",
+                   "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
+    assert resolved.code == 0, resolved.stderr
+    report = tmp_path / f"resolve-{len(list(tmp_path.glob('resolve-*')))}.json"
+    report.write_text(resolved.stdout)
+    return report, json.loads(resolved.stdout)
 
 
 def data(run: str, tested: dict[str, ManifestEntry], suite: str = SUITE) -> str:

@@ -15,7 +15,7 @@ import pytest
 from rocm_deps.contract.status import fit
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
-from tests.manifest.test_comment import installed_everything
+from tests.manifest.test_comment import installed_everything, resolve_report
 
 TOKEN = "ghp_rocmdepsSWEEPtoken0123456789abcdefgh"
 MILES = "radixark/miles"
@@ -54,13 +54,6 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Path:
-    path = tmp_path / "api.toml"
-    path.write_text("[api]\ntimeout-seconds = 5\nbackoff-seconds = 0\n")
-    return path
-
-
 def environment(github: FakeGitHub, run_id: int = 1) -> dict[str, str]:
     return {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
             "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": MILES,
@@ -74,13 +67,8 @@ def run_the_suite_on(cli: Cli, write_event: EventWriter, github: FakeGitHub,
     env = environment(github, 1000 + number)
     event = write_event(NAMING[number], number=number, repository=MILES,
                         head=head_of(number))
-    resolved = cli("resolve", "--event-name", "pull_request", "--event-path", event,
-                   "--config", str(config), "--format", "json",
-                   "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
-    assert resolved.code == 0, resolved.stderr
-    report = tmp_path / f"resolve-{number}.json"
-    report.write_text(resolved.stdout)
-    install = installed_everything(json.loads(resolved.stdout), tmp_path)
+    report, resolved = resolve_report(cli, event, config, env, tmp_path)
+    install = installed_everything(resolved, tmp_path)
     commented = cli("comment", "--event-name", "pull_request", "--event-path", event,
                     "--config", str(config), "--report", str(report), "--report", str(install),
                     "--github-token-env", "TEST_GITHUB_TOKEN", env=env)
