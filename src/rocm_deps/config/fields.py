@@ -97,7 +97,8 @@ DEPENDENCY: Mapping[str, Field] = _rows(
     Field("distribution", str, None, "A git package (no clone in the image, pip-installed from "
           "git): the name pip records it under. Install fetches the named commit into a new "
           "private directory and runs `pip install --no-deps git+<url>@<sha>`, so pip's own "
-          "record names the commit."),
+          "record names the commit. Keys that act on a clone (`patches`, `prepare`, "
+          "`install-dir`, `remote`, ...) are refused for it."),
     Field("url", str, None, "The git URL a git package is fetched from (default "
           "`https://github.com/<repository>.git`)."),
     Field("remote", str, "origin", "The clone's remote to fetch from."),
