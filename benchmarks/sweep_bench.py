@@ -65,7 +65,7 @@ def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int) -> 
         document = ManifestDocument({SUITE: Manifest(
             f"https://github.com/radixark/miles/actions/runs/{number}",
             {"sglang": ManifestEntry("sgl-project/sglang", f"refs/pull/{dependency}/head",
-                                     tested, dependency)})})
+                                     tested, dependency, source="body")}, head)})
         identifier = miles.add_comment(number, github.login,
                                        f"{marker(SUITE)}\ntested\n{document.data_block()}")
         miles.statuses[head] = [{

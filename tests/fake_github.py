@@ -38,6 +38,7 @@ class Repository:
     # commit SHA -> its statuses, newest first ({"context", "state", "description", ...})
     statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     reruns: list[int] = field(default_factory=list)  # workflow runs re-run, in order
+    refused_reruns: set[int] = field(default_factory=set)  # runs GitHub will not re-run
 
     def move(self, number: int, head_sha: str) -> None:
         """Pull request `number` gets a new head commit (a push, a force-push)."""
@@ -282,7 +283,11 @@ class FakeGitHub:
                          "statuses": list(latest.values())}, {}
         if kind == "actions" and method == "POST" and rest.startswith("runs/") and (
                 rest.endswith("/rerun")):
-            repository.reruns.append(int(rest.split("/")[1]))
+            run = int(rest.split("/")[1])
+            if run in repository.refused_reruns:  # e.g. a run older than 30 days
+                return 403, {"message": "Unable to re-run this workflow run because it was "
+                                        "created over a month ago"}, {}
+            repository.reruns.append(run)
             return 201, {}, {}
         if kind == "issues":
             return self._comments(repository, method, path, rest, sent)

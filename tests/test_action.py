@@ -381,7 +381,8 @@ def test_the_sweep_example_judges_and_reruns(tmp_path: Path, pip_cache: Path) ->
         miles.add_pull(8, "6" * 40, body="A refactor.")
         document = ManifestDocument({"ROCm suite": Manifest(
             "https://github.com/radixark/miles/actions/runs/77",
-            {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", tested, 102)})})
+            {"sglang": ManifestEntry("sgl-project/sglang", "refs/pull/102/head", tested, 102,
+                                     source="body")}, head)})
         miles.add_comment(7, github.login, f"{marker('ROCm suite')}\n{document.data_block()}")
         code, log = run_act(
             tmp_path, pip_cache, workflow, "schedule",

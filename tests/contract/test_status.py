@@ -21,6 +21,7 @@ from rocm_deps.contract.status import (
 SGLANG = "sgl-project/sglang"
 TESTED, MOVED = "1a2b3c4" + "0" * 33, "5d6e7f8" + "0" * 33
 PR = Named("sglang", SGLANG, "pr", "#30421", 30421)
+MERGE = Named("sglang", SGLANG, "pr", "pull/30421/merge", 30421, merge=True)
 RUN = "https://github.com/radixark/miles/actions/runs/42"
 
 
@@ -46,9 +47,23 @@ TESTED_PR = manifest(sglang=ManifestEntry(SGLANG, "refs/pull/30421/head", TESTED
     ([PR], manifest(), {(SGLANG, 30421): Head(TESTED, False)},
      Judgement("failure", "sglang#30421 not tested by this run")),
     ([PR], TESTED_PR, {}, Judgement("failure", "sglang#30421 could not be read")),
-    ([PR], manifest(sglang=ManifestEntry(SGLANG, "refs/pull/30421/merge", TESTED, 30421)),
+    ([MERGE], manifest(sglang=ManifestEntry(SGLANG, "refs/pull/30421/merge", TESTED, 30421)),
      {(SGLANG, 30421): Head(TESTED, False)},
      Judgement("failure", "sglang#30421 merge tested without its head (no token)")),
+    ([PR], manifest(sglang=ManifestEntry(SGLANG, "refs/pull/30421/merge", MOVED, 30421,
+                                         TESTED, "b" * 40)),
+     {(SGLANG, 30421): Head(TESTED, False)},
+     Judgement("failure", "sglang#30421 head named, its merge tested")),
+    ([MERGE], TESTED_PR, {(SGLANG, 30421): Head(TESTED, False)},
+     Judgement("failure", "sglang#30421 merged onto its base named, its head tested")),
+    ([Named("sglang", SGLANG, "commit", TESTED, 30421, TESTED)], TESTED_PR,  # …/commits/<sha>
+     {}, Judgement("success", "tested sglang 1a2b3c4")),
+    ([Named("sglang", SGLANG, "commit", MOVED, 30421, MOVED)], TESTED_PR,
+     {(SGLANG, 30421): Head(TESTED, False)},
+     Judgement("failure", "sglang 5d6e7f8 not tested (tested 1a2b3c4)")),
+    ([], TESTED_PR, {}, Judgement("failure", "sglang tested at 1a2b3c4, no longer named")),
+    ([], manifest(sglang=ManifestEntry(SGLANG, "sglang-miles", TESTED, None, source="default")),
+     {}, Judgement("success", "nothing named")),
     ([Named("sglang", SGLANG, "commit", TESTED, sha=TESTED)],
      manifest(sglang=ManifestEntry(SGLANG, TESTED, TESTED, None)), {},
      Judgement("success", "tested sglang 1a2b3c4")),
@@ -66,7 +81,8 @@ TESTED_PR = manifest(sglang=ManifestEntry(SGLANG, "refs/pull/30421/head", TESTED
                           "without a token)")),
     ([], None, {}, Judgement("success", "nothing named")),
 ], ids=["current", "merged-at-it", "moved", "merged-elsewhere", "not-reported", "not-in-run",
-        "unread", "merge-without-head", "commit", "other-commit", "other-repository", "branch",
+        "unread", "merge-without-head", "head-named-merge-tested", "merge-named-head-tested",
+        "commit-url", "commit-url-other", "no-longer-named", "default-tested", "commit", "other-commit", "other-repository", "branch",
         "abbreviated", "nothing"])
 def test_each_state_says_why(named: list[Named], section: Manifest | None,
                              heads: dict[tuple[str, int], Head], expected: Judgement) -> None:
@@ -109,12 +125,28 @@ def test_a_description_fits_what_github_accepts(items: list[tuple[str, int, bool
     assert with_rerun(judgement).description.endswith("; re-run requested")
 
 
-@pytest.mark.parametrize(("pr", "sha", "kind", "expected"), [
-    (7, None, "pr", "pr"), (7, TESTED, "ref", "pr"),  # refs/pull/7/merge, pinned
-    (None, TESTED, "commit", "commit"), (None, TESTED, "short-commit", "commit"),
-    (None, TESTED, "ref", "ref"),  # a branch pinned to its SHA still moves
-    (None, None, "short-commit", "commit"),  # an abbreviation no token expanded
+@pytest.mark.parametrize(("pr", "kind", "expected"), [
+    (7, "pr", "pr"),  # #7, its URL, pull/7/head, pull/7/merge
+    (7, "commit", "commit"),  # …/pull/7/commits/<sha>: that commit, not the head
+    (None, "commit", "commit"), (None, "short-commit", "commit"),
+    (None, "ref", "ref"),  # a branch pinned to its SHA still moves
 ])
-def test_what_a_named_ref_is_for_the_status(pr: int | None, sha: str | None, kind: str,
-                                             expected: str) -> None:
-    assert named_kind(pr, sha, kind) == expected
+def test_what_a_named_ref_is_for_the_status(pr: int | None, kind: str, expected: str) -> None:
+    assert named_kind(pr, kind) == expected
+
+
+def test_a_new_push_is_pending_until_the_suite_reports_on_it() -> None:
+    """The suite tested head A of the pull request; the author pushed B."""
+    section = Manifest(RUN, TESTED_PR.tested, head="a" * 40)
+    heads = {(SGLANG, 30421): Head(TESTED, False)}
+    assert judge([PR], section, heads, head="a" * 40).state == "success"
+    assert judge([PR], section, heads, head="b" * 40) == Judgement(
+        "pending", "this suite has not reported on bbbbbbb yet (it tested aaaaaaa)")
+    assert judge([PR], TESTED_PR, heads, head="b" * 40) == Judgement(
+        "pending", "this suite has not reported on bbbbbbb yet (its manifest names no "
+                   "commit: re-run it)")
+
+
+def test_a_description_is_printable_as_github_reads_it_back() -> None:
+    found = judge([PR], None, {}, ["`ci-sglang-pr: x\ty`\u200b is wrong"])
+    assert found.description == "the description has 1 error: `ci-sglang-pr: x?y`? is wrong"

@@ -156,7 +156,8 @@ def test_the_first_run_creates_one_comment_with_what_was_tested(
     assert ("rocm-deps install --overrides '{\"sglang\":{\"ref\":\"refs/pull/102/head\","
             f"\"sha\":\"{HEAD_102}\"}}}}'") in body
     assert read_manifest(body) == ManifestDocument({SUITE: Manifest(RUN, {"sglang": ManifestEntry(
-        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102)})})
+        "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102, source="body")},
+        head=MILES_HEAD)})
     assert json.loads(result.stdout)["action"] == "created"
     assert result.outputs["comment"] == "created"
     # What GitHub shows: the table renders, the marker and the data block stay hidden.
@@ -271,7 +272,8 @@ def test_nothing_named_any_more_updates_the_comment_to_say_so(comment: Run,
     assert result.code == 0, result.stderr
     [only] = thread(github)
     assert "Nothing is named now" in only["body"]
-    assert read_manifest(only["body"]) == ManifestDocument({SUITE: Manifest(RUN, {})})
+    assert read_manifest(only["body"]) == ManifestDocument({SUITE: Manifest(RUN, {},
+                                                                            MILES_HEAD)})
 
 
 def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> None:

@@ -61,11 +61,11 @@ def environment(github: FakeGitHub, run_id: int = 1) -> dict[str, str]:
 
 
 def run_the_suite_on(cli: Cli, write_event: EventWriter, github: FakeGitHub,
-                           config: Path, tmp_path: Path, number: int) -> None:
+                     config: Path, tmp_path: Path, number: int, body: str = "") -> None:
     """The suite's run on pull request `number` (run 1000 + number): resolve with the token,
     a GPU job that installed every pinned commit, then the real `comment`."""
     env = environment(github, 1000 + number)
-    event = write_event(NAMING[number], number=number, repository=MILES,
+    event = write_event(body or NAMING[number], number=number, repository=MILES,
                         head=head_of(number))
     report, resolved = resolve_report(cli, event, config, env, tmp_path)
     install = installed_everything(resolved, tmp_path)
@@ -223,13 +223,20 @@ def test_an_unreadable_manifest_is_a_failure_on_that_pull_request_only(
     assert statuses(tested)[10][0][1] == "success"
 
 
-def test_a_description_edited_to_name_nothing_clears_the_status(
-        cli: Cli, tested: FakeGitHub, config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_description_edited_to_name_nothing_fails_until_the_suite_runs_again(
+        cli: Cli, write_event: EventWriter, tested: FakeGitHub, config: Path,
+        tmp_path: Path) -> None:
+    """The suite tested sglang#102 because the description named it; now it names nothing,
+    so what was tested is not what is asked for, until the suite runs on the new text."""
     pull = tested.repository(MILES).pulls[10]
     pull["body"], pull["updated_at"] = "The fix landed upstream.", "2099-01-01T00:00:00Z"
     result = sweep(cli, tested, config)
     assert result.code == 0, result.stderr
-    assert statuses(tested)[10][0] == (CONTEXT, "success", "nothing named")
+    assert statuses(tested)[10][0] == (CONTEXT, "failure",
+                                       "sglang tested at 2222222, no longer named")
+    run_the_suite_on(cli, write_event, tested, config, tmp_path, 10,
+                     body="The fix landed upstream.")
+    assert statuses(tested)[10][0] == (CONTEXT, "success", "nothing named")  # comment's
     assert sweep(cli, tested, config).code == 0
     assert writes(tested) == []
 
@@ -289,8 +296,8 @@ def test_a_spent_rate_limit_stops_the_sweep_cleanly_saying_how_far_it_got(
 
 
 def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitHub) -> None:
-    """A clock a second further on at each question: reading stops after 80 % of the 10 s
-    (#30's dependency pull request would be the ninth question), writing at 10 s."""
+    """A clock a second further on at each question after the list: reading stops after
+    80 % of the 10 s (#40's comments would be the ninth question), writing at 10 s."""
     from rocm_deps.config import load_config
     from rocm_deps.github.api import GitHubApi
     from rocm_deps.settings import ApiSettings, SweepSettings
@@ -303,9 +310,9 @@ def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitH
     report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
                        clock=lambda: float(next(ticks)))
     assert report.stopped == (
-        "stopped at pull request #30, 30 of 250 open pull requests (its 10 s ran out): it and "
-        "the 220 after it were not judged; stopped while writing statuses (its 10 s ran out): "
-        "1 written, 1 left as they were")
+        "stopped at pull request #40, 40 of 250 open pull requests (its 10 s ran out): it and "
+        "the 210 after it were not judged; stopped while writing statuses (its 10 s ran out): "
+        "1 written, 2 left as they were")
     assert statuses(github) == {
         10: [(CONTEXT, "pending", "sglang#102 named; not reported by this suite yet")]}
 
@@ -334,3 +341,46 @@ def test_hostile_text_reaches_the_log_only_as_text(cli: Cli, github: FakeGitHub,
     assert "#10: could not read its comments" in result.stdout
     for line in (result.stdout + result.stderr).splitlines():
         assert not line.strip().startswith("::error"), line
+
+
+def test_a_new_push_is_pending_until_the_suite_reports_on_it(cli: Cli, tested: FakeGitHub,
+                                                             config: Path) -> None:
+    tested.repository(MILES).move(10, "a" * 40)
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    assert sweep(cli, tested, config, "--rerun", "moved").code == 0
+    miles = tested.repository(MILES)
+    assert [(s["state"], s["description"]) for s in miles.statuses["a" * 40]] == [
+        ("pending", "this suite has not reported on aaaaaaa yet (it tested 0000000)")]
+    assert miles.reruns == [1020]  # #10's run tested its old head: not re-run for the new one
+
+
+def test_a_refused_rerun_is_said_once_and_the_next_run_takes_its_place(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    tested.repository(MILES).refused_reruns.add(1010)
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    assert sweep(cli, tested, config, "--rerun", "moved", "--max-reruns", "1").code == 0
+    assert statuses(tested)[10][0][2] == (
+        "sglang#102 moved 2222222→7777777 since tested; re-run refused")
+    assert sweep(cli, tested, config, "--rerun", "moved", "--max-reruns", "1").code == 0
+    assert tested.repository(MILES).reruns == [1020]
+    assert writes(tested) == [f"POST /repos/{MILES}/actions/runs/1020/rerun",
+                              f"POST /repos/{MILES}/statuses/{head_of(20)}"]
+
+
+def test_two_suites_recording_one_run_share_one_rerun(
+        cli: Cli, write_event: EventWriter, tested: FakeGitHub, config: Path,
+        tmp_path: Path) -> None:
+    """A second `comment` step (`suite: CUDA`) in the same run 1010 on #10."""
+    env = environment(tested, 1010)
+    event = write_event(NAMING[10], number=10, repository=MILES, head=head_of(10))
+    report, resolved = resolve_report(cli, event, config, env, tmp_path)
+    assert cli("comment", "--event-name", "pull_request", "--event-path", event, "--config",
+               str(config), "--report", str(report), "--report",
+               str(installed_everything(resolved, tmp_path)), "--suite", "CUDA",
+               "--github-token-env", "TEST_GITHUB_TOKEN", env=env).code == 0
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    assert sweep(cli, tested, config, "--rerun", "moved").code == 0
+    assert tested.repository(MILES).reruns == [1010, 1020]
+    moved = "sglang#102 moved 2222222→7777777 since tested; re-run requested"
+    assert sorted(statuses(tested)[10][:2]) == [("rocm-deps: CUDA", "failure", moved),
+                                                (CONTEXT, "failure", moved)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 
 from rocm_deps.contract.install import DependencyState, PatchState
-from rocm_deps.contract.overrides import REPORT_VERSION, Override
+from rocm_deps.contract.overrides import REPORT_VERSION, Override, Source
 from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA
@@ -28,6 +28,7 @@ MANIFEST_VERSION = 2  # 2: sections by suite
 DATA_OPEN, DATA_CLOSE = "<!-- rocm-deps:data ", " -->"
 MAX_DATA = 64 * 1024  # a GitHub comment holds at most 65,536 characters
 MAX_TESTED = 100
+NAMED_SOURCES = ("body", "dispatch")  # what the author named, not a default
 MAX_SUITES = 20
 # A suite's name (by default its workflow's): shown in a code span and in an HTML comment,
 # so nothing that could end either, start Markdown or reach a shell.
@@ -76,13 +77,23 @@ class ManifestEntry:
     # guard compares) and the base the tested merge commit `sha` was made of.
     head: str | None = None
     base: str | None = None
+    # Who named it (body, dispatch, default, lock, ...); None in comments written before.
+    source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        document = {"repository": self.repository, "ref": self.ref, "sha": self.sha,
-                    "pr": self.pr}
+        document: dict[str, Any] = {"repository": self.repository, "ref": self.ref,
+                                    "sha": self.sha, "pr": self.pr}
         if self.head is not None or self.base is not None:
             document |= {"head": self.head, "base": self.base}
+        if self.source is not None:
+            document["source"] = self.source
         return document
+
+    @property
+    def named(self) -> bool:
+        """Named by the author (the body or a dispatch input), not a default or a lock file;
+        an entry of an older comment counts as named when it names a pull request."""
+        return self.source in NAMED_SOURCES if self.source is not None else self.pr is not None
 
 
 @dataclass(frozen=True)
@@ -91,10 +102,15 @@ class Manifest:
 
     run: str  # the run's URL, "" when unknown
     tested: Mapping[str, ManifestEntry]
+    head: str | None = None  # the pull request's commit the run tested (None: not recorded)
 
     def to_json(self) -> dict[str, Any]:
-        return {"run": self.run,
-                "tested": {name: entry.to_json() for name, entry in self.tested.items()}}
+        document: dict[str, Any] = {
+            "run": self.run,
+            "tested": {name: entry.to_json() for name, entry in self.tested.items()}}
+        if self.head is not None:
+            document["head"] = self.head
+        return document
 
 
 @dataclass(frozen=True)
@@ -143,9 +159,11 @@ def read_manifest(body: str) -> ManifestDocument | None:
 def _suite(section: object) -> Manifest | None:
     if not isinstance(section, dict):
         return None
-    run, entries = section.get("run"), section.get("tested")
+    run, entries, head = section.get("run"), section.get("tested"), section.get("head")
     if not isinstance(run, str) or (run and not RUN_URL.fullmatch(run)) or not isinstance(
             entries, dict) or len(entries) > MAX_TESTED:
+        return None
+    if head is not None and (not isinstance(head, str) or not FULL_SHA.fullmatch(head)):
         return None
     tested = {}
     for name, entry in entries.items():
@@ -153,7 +171,7 @@ def _suite(section: object) -> Manifest | None:
         if parsed is None:
             return None
         tested[name] = parsed
-    return Manifest(run, tested)
+    return Manifest(run, tested, head)
 
 
 def _tested(entry: object) -> ManifestEntry | None:
@@ -166,11 +184,13 @@ def _tested(entry: object) -> ManifestEntry | None:
         return None
     if pr is not None and (isinstance(pr, bool) or not isinstance(pr, int) or pr < 1):
         return None
-    head, base = entry.get("head"), entry.get("base")
+    head, base, source = entry.get("head"), entry.get("base"), entry.get("source")
     if any(value is not None and (not isinstance(value, str) or not FULL_SHA.fullmatch(value))
            for value in (head, base)):
         return None
-    return ManifestEntry(repository, ref, sha, pr, head, base)
+    if source is not None and source not in get_args(Source):
+        return None
+    return ManifestEntry(repository, ref, sha, pr, head, base, source)
 
 
 @dataclass(frozen=True)
@@ -255,7 +275,7 @@ class ManifestRow:
         pinned = override.merge and self.tested is not None and self.tested == override.sha
         return ManifestEntry(self.repository, override.ref, self.tested, override.pr,
                              override.head if pinned else None,
-                             override.base if pinned else None)
+                             override.base if pinned else None, override.source)
 
 
 @dataclass
@@ -273,4 +293,5 @@ class ManifestRun:
 
     @property
     def manifest(self) -> Manifest:
-        return Manifest(self.run_url, {row.name: row.entry for row in self.rows})
+        return Manifest(self.run_url, {row.name: row.entry for row in self.rows},
+                        self.head or None)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rocm_deps.config import REPOSITORY, Config
 from rocm_deps.contract.manifest import (
     MARKER_PREFIX,
+    NAMED_SOURCES,
     RUN_URL,
     InstalledDependency,
     InstallResult,
@@ -312,11 +313,12 @@ def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) ->
     heads = {(row.repository.lower(), row.override.pr): Head(
         row.pull_head, row.pull_state == "merged") for row in run.rows
         if row.override.pr is not None and row.pull_head is not None}
-    named = [Named(row.name, row.repository, named_kind(row.override.pr, row.override.sha,
-                                                        row.override.kind),
-                   row.override.raw, row.override.pr, row.override.sha) for row in run.rows]
+    # What the author named: a default branch or the lock file's commit is not a directive.
+    named = [Named(row.name, row.repository, named_kind(row.override.pr, row.override.kind),
+                   row.override.raw, row.override.pr, row.override.sha, row.override.merge)
+             for row in run.rows if row.override.source in NAMED_SOURCES]
     errors = ["see the suite's resolve step"] * run.resolve_errors
-    judgement = judge(named, run.manifest, heads, errors)
+    judgement = judge(named, run.manifest, heads, errors, head)
     status = CommitStatus(context(run.suite), judgement.state, judgement.description,
                           written.url)
     try:

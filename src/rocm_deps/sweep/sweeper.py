@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.contract.manifest import ManifestDocument
 from rocm_deps.contract.status import (
-    NOTHING_NAMED,
     Head,
     Judgement,
     Named,
@@ -34,6 +33,7 @@ from rocm_deps.contract.status import (
 )
 from rocm_deps.errors import FatalError
 from rocm_deps.grammar.directives import code_findings, parse_body
+from rocm_deps.grammar.refs import is_merge_ref
 from rocm_deps.manifest.comment import UNREADABLE, manifests
 from rocm_deps.settings import SweepSettings
 
@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 # The run a manifest links: https://github.com/OWNER/REPO/actions/runs/ID[/attempts/N]
 READING_SHARE = 0.8
-RUN_ID = re.compile(r"https?://[^/]+/[^/]+/[^/]+/actions/runs/(?P<id>[0-9]{1,19})(?:/.*)?")
+RUN_ID = re.compile(r"https?://[^/]+/(?P<repository>[^/]+/[^/]+)/actions/runs/"
+                    r"(?P<id>[0-9]{1,19})(?:/.*)?")
 
 
 @dataclass(frozen=True)
@@ -83,24 +84,34 @@ class SweepReport:
 
 @dataclass
 class _Seen:
-    """What was read of one pull request that names something."""
+    """What was read of one pull request: its description's named dependencies (none for a
+    recently edited one that names nothing now but carries a status of ours), its manifest
+    comments and its head's statuses of ours (None: they could not be read)."""
 
     open_pull: OpenPull
     named: list[Named]
     errors: list[str]
     document: ManifestDocument | Literal["unreadable"] | None = None
     urls: dict[str, str] = field(default_factory=dict)
-    statuses: dict[str, CommitStatus] = field(default_factory=dict)
+    statuses: dict[str, CommitStatus] | None = None
+
+    @property
+    def quiet(self) -> bool:
+        return not self.named and not self.errors
 
 
 class _Stop(Exception):
-    """The sweep cannot go on (its time is up, or the rate limit): stop cleanly."""
+    """The sweep cannot go on (its time is up, the rate limit, the API stopped answering):
+    stop cleanly, writing what was judged."""
+
+
+Ask = Callable[[Callable[[], Any]], Any]
 
 
 def sweep(settings: SweepSettings, api: GitHubApi,
           clock: Callable[[], float] = time.monotonic,
           now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> SweepReport:
-    from rocm_deps.github.api import ApiError, ApiUnreachable, RateLimited
+    from rocm_deps.github.api import OPEN_PULL_PAGES, ApiError, ApiUnreachable, RateLimited
 
     report = SweepReport(settings.repository)
     started = clock()
@@ -108,60 +119,36 @@ def sweep(settings: SweepSettings, api: GitHubApi,
 
     def ask(what: Callable[[], Any]) -> Any:
         """One question to the API: the sweep stops cleanly when its time or the rate limit
-        is spent, and cannot run at all when the API is unreachable or refuses the token."""
+        is spent, or the API stops answering."""
         share = READING_SHARE if reading[0] else 1.0
         if clock() - started > settings.max_seconds * share:
             raise _Stop(f"its {settings.max_seconds} s ran out")
         try:
             return what()
-        except RateLimited as error:
+        except (RateLimited, ApiUnreachable) as error:
             raise _Stop(str(error)) from None
-        except ApiUnreachable as error:
-            raise FatalError(f"the sweep cannot run: {error}") from None
 
-    try:
-        listed = ask(partial(api.open_pulls, settings.repository))
+    try:  # without the list nothing can be judged: the sweep cannot run
+        listed = api.open_pulls(settings.repository)
     except ApiError as error:
         raise FatalError(f"the sweep cannot run: {error}") from None
-    except _Stop as stop:
-        raise FatalError(f"the sweep cannot run: {stop}") from None
     report.listed = len(listed)
+    if len(listed) >= OPEN_PULL_PAGES * 100:
+        report.problems.append(f"the repository has more than {len(listed)} open pull "
+                               f"requests: only the oldest {len(listed)} were judged")
     seen: list[_Seen] = []
-    quiet: list[tuple[OpenPull, dict[str, CommitStatus]]] = []  # recently edited, naming nothing
     heads: dict[tuple[str, int], Head] = {}  # each dependency pull request, read once
     asked: set[tuple[str, int]] = set()
     done = 0
     try:
         for open_pull in listed:
-            item = _read_body(settings, api, open_pull, ask, report)
-            if item is None:
-                if _recent(open_pull, settings, now()):
-                    quiet.append((open_pull, _statuses(api, settings, open_pull, ask, report)))
-                done += 1
-                continue
-            report.naming += 1
-            number = open_pull.pull.number
-            try:
-                comments = ask(partial(api.comments, settings.repository, number))
-            except ApiError as error:
-                report.problems.append(f"#{number}: could not read its comments: {error}")
-                done += 1
-                continue
-            item.document, item.urls = manifests(comments, settings.bot_login)
-            item.statuses = _statuses(api, settings, open_pull, ask, report)
-            for named in item.named:
-                if named.pr is None or (named.repository.lower(), named.pr) in asked:
-                    continue
-                asked.add((named.repository.lower(), named.pr))
-                report.dependency_pulls += 1
-                try:
-                    pull = ask(partial(api.pull, named.repository, named.pr))
-                except ApiError as error:  # judged "could not be read" where it is named
-                    report.problems.append(f"#{number}: could not read "
-                                           f"{named.repository}#{named.pr}: {error}")
-                    continue
-                heads[(named.repository.lower(), named.pr)] = Head(pull.head_sha, pull.merged)
-            seen.append(item)
+            item = _read(settings, api, open_pull, ask, report, now())
+            if item is not None:
+                seen.append(item)
+                report.naming += not item.quiet
+                for named in item.named:
+                    _read_pull(settings, api, named, heads, asked, ask, report,
+                               open_pull.pull.number)
             done += 1
     except _Stop as stop:
         report.stopped = (f"stopped at pull request #{listed[done].pull.number}, "
@@ -169,12 +156,58 @@ def sweep(settings: SweepSettings, api: GitHubApi,
                           f"the {len(listed) - done - 1} after it were not judged")
     reading[0] = False
     suites = settings.suites or _known_suites(seen)
-    _write(settings, api, seen, quiet, suites, heads, ask, report)
+    _write(settings, api, seen, suites, heads, ask, report)
     return report
 
 
+def _read(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull, ask: Ask,
+          report: SweepReport, now: datetime) -> _Seen | None:
+    """What the sweep needs of one pull request; None when it names nothing and was not
+    edited lately (no request), or carries no status of ours."""
+    from rocm_deps.github.api import ApiError
+
+    item = _read_body(settings, api, open_pull, ask)
+    number = open_pull.pull.number
+    if item is None:
+        if not _recent(open_pull, settings, now):
+            return None
+        item = _Seen(open_pull, [], [])
+        item.statuses = _statuses(api, settings, open_pull, ask, report)
+        if not item.statuses:
+            return None
+    try:
+        comments = ask(partial(api.comments, settings.repository, number))
+    except ApiError as error:
+        report.problems.append(f"#{number}: could not read its comments: {error}")
+        return None
+    item.document, item.urls = manifests(comments, settings.bot_login)
+    if item.statuses is None:
+        item.statuses = _statuses(api, settings, open_pull, ask, report)
+    return item
+
+
+def _read_pull(settings: SweepSettings, api: GitHubApi, named: Named,
+               heads: dict[tuple[str, int], Head], asked: set[tuple[str, int]], ask: Ask,
+               report: SweepReport, number: int) -> None:
+    """A named dependency pull request's head now, read once per sweep."""
+    from rocm_deps.github.api import ApiError
+
+    key = (named.repository.lower(), named.pr or 0)
+    if named.kind != "pr" or named.pr is None or key in asked:
+        return
+    asked.add(key)
+    report.dependency_pulls += 1
+    try:
+        pull = ask(partial(api.pull, named.repository, named.pr))
+    except ApiError as error:  # judged "could not be read" where it is named
+        report.problems.append(f"#{number}: could not read {named.repository}#{named.pr}: "
+                               f"{error}")
+        return
+    heads[key] = Head(pull.head_sha, pull.merged)
+
+
 def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
-               ask: Callable[[Callable[[], Any]], Any], report: SweepReport) -> _Seen | None:
+               ask: Ask) -> _Seen | None:
     """The description read exactly as resolve reads it; None when it names nothing."""
     from rocm_deps.github.api import ApiError
 
@@ -196,7 +229,8 @@ def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
                               f"{error}")
                 continue
         named.append(Named(directive.dependency, dependency.repository,
-                           named_kind(spec.pr, sha, spec.kind), directive.raw, spec.pr, sha))
+                           named_kind(spec.pr, spec.kind), directive.raw, spec.pr, sha,
+                           is_merge_ref(spec.ref)))
     if not named and not errors:
         return None
     return _Seen(open_pull, named, errors)
@@ -208,9 +242,9 @@ def _recent(open_pull: OpenPull, settings: SweepSettings, now: datetime) -> bool
         now - updated <= timedelta(minutes=settings.lookback_minutes))
 
 
-def _statuses(api: GitHubApi, settings: SweepSettings, open_pull: OpenPull,
-              ask: Callable[[Callable[[], Any]], Any],
-              report: SweepReport) -> dict[str, CommitStatus]:
+def _statuses(api: GitHubApi, settings: SweepSettings, open_pull: OpenPull, ask: Ask,
+              report: SweepReport) -> dict[str, CommitStatus] | None:
+    """The head's statuses of ours; None when they could not be read."""
     from rocm_deps.github.api import ApiError
 
     try:
@@ -219,113 +253,115 @@ def _statuses(api: GitHubApi, settings: SweepSettings, open_pull: OpenPull,
     except ApiError as error:
         report.problems.append(f"#{open_pull.pull.number}: could not read the statuses of "
                                f"its head: {error}")
-        return {}
+        return None
     return {name: status for name, status in found.items() if suite_of(name) is not None}
 
 
 def _known_suites(seen: list[_Seen]) -> tuple[str, ...]:
-    """Every suite a manifest comment or one of our statuses names, across the sweep: a pull
-    request no suite has reported on yet is pending in each of them."""
+    """Every suite the bot's manifest comments name across the sweep: a pull request no
+    suite has reported on yet is pending in each of them."""
     names: dict[str, None] = {}
     for item in seen:
         if isinstance(item.document, ManifestDocument):
             names.update(dict.fromkeys(item.document.suites))
-        names.update(dict.fromkeys(suite for name in item.statuses
-                                   if (suite := suite_of(name))))
     return tuple(sorted(names))
 
 
-def _write(settings: SweepSettings, api: GitHubApi, seen: list[_Seen],
-           quiet: list[tuple[OpenPull, dict[str, CommitStatus]]], suites: tuple[str, ...],
-           heads: Mapping[tuple[str, int], Head], ask: Callable[[Callable[[], Any]], Any],
-           report: SweepReport) -> None:
-    wanted: list[tuple[OpenPull, str, Judgement, str]] = []  # pull, suite, judgement, url
+Wanted = tuple[_Seen, str, Judgement, str]  # the pull request, suite, judgement, target
+
+
+def _write(settings: SweepSettings, api: GitHubApi, seen: list[_Seen], suites: tuple[str, ...],
+           heads: Mapping[tuple[str, int], Head], ask: Ask, report: SweepReport) -> None:
+    wanted: list[Wanted] = []
     for item in seen:
-        for suite in suites:
+        head = item.open_pull.pull.head_sha
+        # A pull request naming nothing now: only the statuses of ours it carries.
+        for suite in (tuple(suite_of(name) or "" for name in item.statuses or {})
+                      if item.quiet else suites):
+            if settings.suites and suite not in settings.suites:
+                continue
             if item.document == UNREADABLE:
                 judgement = Judgement("failure", "the manifest comment cannot be read: re-run "
                                                  "the suite's comment step")
             else:
                 manifest = (item.document.suites.get(suite)
                             if isinstance(item.document, ManifestDocument) else None)
-                judgement = judge(item.named, manifest, heads, item.errors)
-            wanted.append((item.open_pull, suite, judgement, item.urls.get(suite, "")))
-    for open_pull, statuses in quiet:  # named something once, names nothing now
-        wanted += [(open_pull, suite, Judgement("success", NOTHING_NAMED), status.target_url)
-                   for name, status in statuses.items()
-                   if (suite := suite_of(name) or "") and (not settings.suites
-                                                           or suite in settings.suites)]
-    current = {item.open_pull.pull.number: item.statuses for item in seen}
-    current |= {open_pull.pull.number: statuses for open_pull, statuses in quiet}
-    reruns = _reruns(settings, seen, wanted, current)
+                judgement = judge(item.named, manifest, heads, item.errors, head)
+            wanted.append((item, suite, judgement, item.urls.get(suite, "")))
+    reruns = _reruns(settings, wanted)
+    outcomes: dict[str, bool] = {}  # run URL -> re-run (True) or refused (False)
     try:
         for entry in wanted:
-            _write_one(settings, api, entry, current, reruns, ask, report)
+            _write_one(settings, api, entry, reruns, outcomes, ask, report)
     except _Stop as stop:
         report.stopped = "; ".join(filter(None, (
             report.stopped, f"stopped while writing statuses ({stop}): {report.written} "
                             f"written, {len(wanted) - len(report.judged)} left as they were")))
 
 
-def _write_one(settings: SweepSettings, api: GitHubApi,
-               entry: tuple[OpenPull, str, Judgement, str],
-               current: Mapping[int, Mapping[str, CommitStatus]],
-               reruns: Mapping[tuple[int, str], str], ask: Callable[[Callable[[], Any]], Any],
-               report: SweepReport) -> None:
-    """One suite's status on one pull request: re-run its run first when asked, then write
-    the status if it changed."""
+def _write_one(settings: SweepSettings, api: GitHubApi, entry: Wanted,
+               reruns: Mapping[str, list[tuple[int, str]]], outcomes: dict[str, bool],
+               ask: Ask, report: SweepReport) -> None:
+    """One suite's status on one pull request: re-run its run first when chosen (once per
+    run, however many suites recorded it), then write the status if it changed."""
     from rocm_deps.github.api import ApiError, CommitStatus
 
-    open_pull, suite, judgement, url = entry
-    number = open_pull.pull.number
-    existing = current[number].get(context(suite))
-    rerun = reruns.get((number, suite), "")
-    if rerun:
-        try:
-            ask(partial(api.rerun, settings.repository, _run_id(rerun)))
-            judgement = with_rerun(judgement)
-        except ApiError as error:
-            report.problems.append(f"#{number}: suite `{suite}`: could not re-run "
-                                   f"{rerun}: {error}")
-            rerun = ""
-    elif existing is not None and judgement.moved and (
-            existing.description == with_rerun(judgement).description):
-        judgement = with_rerun(judgement)  # re-run already asked for this move
+    item, suite, judgement, url = entry
+    number = item.open_pull.pull.number
+    existing = (item.statuses or {}).get(context(suite))
+    run = next((run for run, pairs in reruns.items() if (number, suite) in pairs), "")
+    if run:
+        if run not in outcomes:
+            try:
+                ask(partial(api.rerun, settings.repository, _run_id(run)))
+                outcomes[run] = True
+            except ApiError as error:
+                report.problems.append(f"#{number}: suite `{suite}`: GitHub refused to "
+                                       f"re-run {run}: {error}")
+                outcomes[run] = False
+        judgement = with_rerun(judgement, refused=not outcomes[run])
+    elif existing is not None and judgement.moved:
+        # A re-run already asked (or refused) for this move stays said.
+        judgement = next((marked for marked in (with_rerun(judgement),
+                                                with_rerun(judgement, refused=True))
+                          if existing.description == marked.description), judgement)
     status = CommitStatus(context(suite), judgement.state, judgement.description, url)
     write = existing != status
     if write:
         try:
-            ask(partial(api.create_status, settings.repository, open_pull.pull.head_sha, status))
+            ask(partial(api.create_status, settings.repository, item.open_pull.pull.head_sha,
+                        status))
         except ApiError as error:
             report.problems.append(f"#{number}: suite `{suite}`: could not write its "
                                    f"status: {error}")
             write = False
     report.judged.append(Judged(number, suite, judgement.state, judgement.description,
-                                write, rerun))
+                                write, run if outcomes.get(run) else ""))
 
 
-def _reruns(settings: SweepSettings, seen: list[_Seen],
-            wanted: list[tuple[OpenPull, str, Judgement, str]],
-            current: Mapping[int, Mapping[str, CommitStatus]]) -> dict[tuple[int, str], str]:
-    """(pull, suite) -> the run to re-run: a named pull request moved since the suite's run
-    tested it, and no re-run was asked for that move yet; oldest pull request first."""
+def _reruns(settings: SweepSettings, wanted: list[Wanted]) -> dict[str, list[tuple[int, str]]]:
+    """Run URL -> the (pull, suite) pairs it is re-run for: a named pull request moved since
+    the suite's run tested it, the run is this repository's, the head's statuses were read
+    and none says a re-run was asked or refused for this move; oldest pull request first, at
+    most `max_reruns` runs."""
     if settings.rerun != "moved" or not settings.max_reruns:
         return {}
-    runs = {(item.open_pull.pull.number, suite): manifest.run
-            for item in seen if isinstance(item.document, ManifestDocument)
-            for suite, manifest in item.document.suites.items()}
-    chosen: dict[tuple[int, str], str] = {}
-    for open_pull, suite, judgement, _ in sorted(wanted, key=lambda entry: entry[0].pull.number):
-        number = open_pull.pull.number
-        existing = current[number].get(context(suite))
-        run = runs.get((number, suite), "")
-        if not judgement.moved or RUN_ID.fullmatch(run) is None or (
-                existing is not None
-                and existing.description == with_rerun(judgement).description):
+    chosen: dict[str, list[tuple[int, str]]] = {}
+    for item, suite, judgement, _ in wanted:  # in the list's order: oldest first
+        if not judgement.moved or item.statuses is None or not isinstance(
+                item.document, ManifestDocument) or suite not in item.document.suites:
             continue
-        if len(chosen) == settings.max_reruns:
-            break
-        chosen[(number, suite)] = run
+        run = item.document.suites[suite].run
+        found = RUN_ID.fullmatch(run)
+        existing = item.statuses.get(context(suite))
+        if found is None or found["repository"].lower() != settings.repository.lower() or (
+                existing is not None and existing.description in (
+                    with_rerun(judgement).description,
+                    with_rerun(judgement, refused=True).description)):
+            continue
+        if run not in chosen and len(chosen) == settings.max_reruns:
+            continue
+        chosen.setdefault(run, []).append((item.open_pull.pull.number, suite))
     return chosen
 
 
