@@ -3,9 +3,9 @@ own command, on a real history, interleaved in the same run.
 
 The origin is a git repository holding the package's commits (for Megatron-Bridge, built
 from `src` and `pyproject.toml` of real commits). A fresh virtualenv of `--python` with the
-image's build requirements (`--build-requirement`, from the package index once per round,
-not timed) gets the image's install of `--image` the way the Dockerfile installs it; then,
-per round, whole-process times of:
+image's build requirements (`--build-requirement`, from the package index once, not timed)
+gets the image's install of `--image` the way the Dockerfile installs it before each
+measurement; per round, whole-process times of:
 
   dockerfile  `pip install git+<origin>@<commit> --no-deps --no-build-isolation`
   tool        `rocm-deps install` naming <commit> (pinned, as resolve writes it with a token),
@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(argv: list[str], environ: dict[str, str]) -> float:
+    # Each timed from written-back disk: the install before it (the image's, or the other
+    # command's) otherwise leaves its writes to slow whichever runs next.
+    os.sync()
     started = time.perf_counter()
     result = subprocess.run(argv, capture_output=True, text=True, env=environ, check=False)
     seconds = time.perf_counter() - started
@@ -79,18 +82,19 @@ def main() -> int:
         pinned = json.dumps({"megatron-bridge": {"ref": arguments.commit, "kind": "commit",
                                                  "source": "dispatch",
                                                  "raw": arguments.commit}})
+        # One interpreter, as the image has one; each measurement starts from the image's
+        # install, put back just before it (a fresh virtualenv per round made whichever
+        # command ran first in it up to 40 % faster or slower).
+        venv = Path(work) / "venv"
+        subprocess.run([arguments.python, "-m", "venv", str(venv)], check=True)
+        python = venv / "bin" / "python"
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements], check=True)
+
+        def image() -> None:
+            run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                 "--force-reinstall", f"git+{url}@{arguments.image}"], environ)
+
         for round_number in range(arguments.runs):
-            venv = Path(work) / f"venv-{round_number}"
-            subprocess.run([arguments.python, "-m", "venv", str(venv)], check=True)
-            python = venv / "bin" / "python"
-            subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements],
-                           check=True)
-
-            def image(python: Path = python) -> None:
-                run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                     "--no-build-isolation", "--force-reinstall",
-                     f"git+{url}@{arguments.image}"], environ)
-
             install = [*tool, "install", "--config", str(config), "--workspace", work,
                        "--python", str(python), "--overrides", pinned]
             dockerfile = [str(python), "-m", "pip", "install", "-q", "--no-deps",
