@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,8 +112,15 @@ def freeze(box: Sandbox) -> str:
     return next(line for line in lines if line.startswith("megatron-bridge"))
 
 
+def report_of(result: CliResult) -> dict[str, Any]:
+    """The install report's entry for megatron-bridge."""
+    entry: dict[str, Any] = json.loads(result.outputs["report"])["dependencies"][
+        "megatron-bridge"]
+    return entry
+
+
 def state(result: CliResult) -> str:
-    return str(json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"]["state"])
+    return str(report_of(result)["state"])
 
 
 PR = json.dumps({"megatron-bridge": {"ref": "refs/pull/41/head", "kind": "pr", "pr": 41,
@@ -125,6 +133,7 @@ def test_a_pull_request_is_installed_from_git_and_pips_record_names_its_commit(
     result = install(cli, box, PR)
     assert result.code == 0, result.stderr
     assert state(result) == "installed"
+    assert sorted(report_of(result)["seconds"]) == ["fetch", "pip"]  # the benchmark's floor
     assert recorded(box) == ("0.2.0rc1", bridge["url"], bridge["head"])
     assert freeze(box) == f"megatron-bridge @ git+{bridge['url']}@{bridge['head']}"
     assert result.outputs["megatron_bridge_sha"] == bridge["head"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,13 +117,17 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
         return
     directory = Path(tempfile.mkdtemp(prefix="rocm-deps-git-package-"))
     try:
+        started = time.monotonic()
         commit = _fetch(context, dependency, directory, url, target, wanted, report)
+        report.seconds["fetch"] = time.monotonic() - started
         if current is not None and current.commit == commit:
             _up_to_date(context, dependency, current, report)
             return
         if image is None:  # before the first change: what the image had
             state.save_image(current)
+        started = time.monotonic()
         _pip_install(context, dependency, directory, url, commit, current)
+        report.seconds["pip"] = time.monotonic() - started
         after = recorded(context, dependency.distribution)
         if after is None or after.commit != commit:
             raise StepFailed("verify", f"pip reported success, but {context.settings.python} "
