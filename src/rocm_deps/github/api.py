@@ -4,7 +4,8 @@ lazily). PyGithub is used through its public API: `Github(timeout=, retry=)` and
 nothing of it is patched.
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises
-`ApiError` with a message for the PR author. What a merged PR or a missing ref *means* is
+`ApiError` with a message for the PR author; what the answers hold, and their checks, are in
+`github/answers.py`. What a merged PR or a missing ref *means* is
 decided by the caller (resolve/resolver.py, guard/). One request per question; explicit
 timeouts; bounded retries; never an hour-long rate-limit sleep.
 """
@@ -12,11 +13,9 @@ timeouts; bounded retries; never an hour-long rate-limit sleep.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
@@ -29,112 +28,42 @@ from github.GithubException import (
     UnknownObjectException,
 )
 
-from rocm_deps.config import REPOSITORY
-from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.github.answers import (
+    ApiError,
+    ApiUnreachable,
+    CommitInfo,
+    CommitStatus,
+    Comparison,
+    IssueComment,
+    OpenPull,
+    PullInfo,
+    RateLimited,
+    ResponseTooLarge,
+    comment_of,
+    object_of,
+    pull_info,
+    sha_of,
+    status_of,
+    time_of,
+)
 from rocm_deps.messages import full_sha_hint
 
 if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig
 
 T = TypeVar("T")
-MAX_LABEL = 200
 # urllib3's backoff between attempts is capped at this many seconds (Retry.DEFAULT_BACKOFF_MAX).
 MAX_BACKOFF_SECONDS = 120
-ASSOCIATION = re.compile(r"[A-Z_]{1,32}")
 # GitHub caps a PR body at 65,536 characters; a whole pull request answer is tens of KiB.
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
-
-
-class ApiError(Exception):
-    """A failed API call, with a message for the PR author (what, where, the fix)."""
-
-
-class ResponseTooLarge(ApiError):
-    pass
-
-
-class RateLimited(ApiError):
-    """The rate limit is spent (after waiting out a secondary limit as long as allowed)."""
-
-
-class ApiUnreachable(ApiError):
-    """The API did not answer (no connection, timeouts, server errors on every attempt):
-    nothing was learnt about what was asked, which is not the asker's mistake."""
-
-
 MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
-
-
-
-@dataclass(frozen=True)
-class PullInfo:
-    number: int
-    head_sha: str
-    state: str
-    merged: bool
-    base_ref: str
-    head_label: str
-    body: str | None
-    author_association: str | None
-    head_repository: str | None = None  # owner/repo the head branch lives in (a fork's)
-    head_ref: str = ""  # the head branch's name
-    base_sha: str | None = None  # the base branch's commit the pull request is against now
-    # GitHub's test merge onto the base: None while GitHub computes it (or never, for a list)
-    mergeable: bool | None = None
-    merge_commit_sha: str | None = None
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    sha: str
-    parents: tuple[str, ...]
-    message: str
-
-
-@dataclass(frozen=True)
-class IssueComment:
-    id: int
-    author: str  # the login, "" when the answer has none
-    body: str
-    url: str = ""  # its html_url ("" when the answer has none that is a plain URL)
-
-
-@dataclass(frozen=True)
-class OpenPull:
-    """A pull request as the list of open ones gives it."""
-
-    pull: PullInfo
-    updated_at: datetime | None  # None: the answer gave no valid time
-
-
-@dataclass(frozen=True)
-class CommitStatus:
-    """The latest status of one context on a commit."""
-
-    context: str
-    state: str  # error, failure, pending, success
-    description: str
-    target_url: str
-
-
 # A repository's open pull requests are listed 100 a page, at most this many pages.
 OPEN_PULL_PAGES = 50
-STATUS_STATES = ("error", "failure", "pending", "success")
-HTML_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/#-]*)?")
-
-
 # A pull request's comments are read a page of 100 at a time, at most this many pages: the
 # manifest is among the first comments the bot wrote, and a thread longer than this is
 # not read to the end (the comment is then looked for in what was read).
 COMMENT_PAGES = 30
 PULL_COMMIT_PAGES = 3  # GitHub lists at most 250 commits of a pull request
-MAX_COMMENT_ID = 2**63 - 1
-
-
-@dataclass(frozen=True)
-class Comparison:
-    total: int  # commits in all; `commits` holds at most the first page of them
-    commits: tuple[CommitInfo, ...]
 
 
 class GitHubApi:
@@ -159,7 +88,7 @@ class GitHubApi:
         what = f"pull request #{number} of {repository}"
 
         def fetch() -> PullInfo:
-            return _pull_info(self._get(f"/repos/{repository}/pulls/{number}", what), what,
+            return pull_info(self._get(f"/repos/{repository}/pulls/{number}", what), what,
                               number)
 
         return self._call(fetch, what)
@@ -178,7 +107,7 @@ class GitHubApi:
                              "per_page": 100})
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
-            pulls = [_pull_info(entry, what) for entry in raw]
+            pulls = [pull_info(entry, what) for entry in raw]
             return next((pull for pull in pulls if pull.head_sha == head_sha.lower()
                          and pull.head_ref == head_branch and (pull.head_repository or "")
                          .casefold() == head_repository.casefold()), None)
@@ -191,9 +120,9 @@ class GitHubApi:
         what = f"`{ref}` in {repository}"
 
         def fetch() -> str:
-            raw = _object(self._get(f"/repos/{repository}/commits/{quote(name, safe='/')}",
+            raw = object_of(self._get(f"/repos/{repository}/commits/{quote(name, safe='/')}",
                                     what), what)
-            return _sha(raw.get("sha"), what)
+            return sha_of(raw.get("sha"), what)
 
         return self._call(fetch, what)
 
@@ -204,7 +133,7 @@ class GitHubApi:
         url = f"/repos/{repository}/pulls/{number}/commits"
 
         def fetch() -> tuple[str, ...]:
-            return tuple(_sha(_object(entry, what).get("sha"), what)
+            return tuple(sha_of(object_of(entry, what).get("sha"), what)
                          for entry in self._pages(url, what, PULL_COMMIT_PAGES))
 
         return self._call(fetch, what)
@@ -234,7 +163,7 @@ class GitHubApi:
         what = f"the commits {base[:12]}...{head[:12]} of {repository}"
 
         def fetch() -> Comparison:
-            raw = _object(self._get(f"/repos/{repository}/compare/{base}...{head}", what),
+            raw = object_of(self._get(f"/repos/{repository}/compare/{base}...{head}", what),
                           what)
             commits, total = raw.get("commits"), raw.get("total_commits")
             if not isinstance(commits, list) or not isinstance(total, int) or isinstance(
@@ -242,13 +171,13 @@ class GitHubApi:
                 raise ApiError(f"the answer for {what} has no `commits` list or total")
             found = []
             for entry in commits:
-                entry = _object(entry, what)
-                message = _object(entry.get("commit"), what).get("message")
+                entry = object_of(entry, what)
+                message = object_of(entry.get("commit"), what).get("message")
                 parents = entry.get("parents")
                 if not isinstance(parents, list):
                     raise ApiError(f"the answer for {what} has a commit without `parents`")
-                found.append(CommitInfo(_sha(entry.get("sha"), what), tuple(
-                    _sha(_object(parent, what).get("sha"), what) for parent in parents),
+                found.append(CommitInfo(sha_of(entry.get("sha"), what), tuple(
+                    sha_of(object_of(parent, what).get("sha"), what) for parent in parents),
                     message if isinstance(message, str) else ""))
             return Comparison(total, tuple(found))
 
@@ -260,7 +189,7 @@ class GitHubApi:
         url = f"/repos/{repository}/issues/{number}/comments"
 
         def fetch() -> list[IssueComment]:
-            return [_comment(entry, what) for entry in self._pages(url, what, COMMENT_PAGES)]
+            return [comment_of(entry, what) for entry in self._pages(url, what, COMMENT_PAGES)]
 
         return self._call(fetch, what)
 
@@ -280,8 +209,8 @@ class GitHubApi:
                 if not isinstance(raw, list):
                     raise ApiError(f"the answer for {what} is not a JSON list")
                 for entry in raw:
-                    pull = _pull_info(entry, what)
-                    found[pull.number] = OpenPull(pull, _time(_object(entry, what)
+                    pull = pull_info(entry, what)
+                    found[pull.number] = OpenPull(pull, time_of(object_of(entry, what)
                                                               .get("updated_at")))
                 # The last page: a short one, or GitHub's Link header names no next page.
                 link = str(headers.get("link", ""))
@@ -297,14 +226,14 @@ class GitHubApi:
         what = f"the statuses of {sha[:12]} in {repository}"
 
         def fetch() -> dict[str, CommitStatus]:
-            raw = _object(self._get(f"/repos/{repository}/commits/{sha}/status", what,
+            raw = object_of(self._get(f"/repos/{repository}/commits/{sha}/status", what,
                                     {"per_page": 100}), what)
             entries = raw.get("statuses")
             if not isinstance(entries, list):
                 raise ApiError(f"the answer for {what} has no `statuses` list")
             found: dict[str, CommitStatus] = {}
             for entry in entries:
-                status = _status(entry, what)
+                status = status_of(entry, what)
                 found.setdefault(status.context, status)  # the latest comes first
             return found
 
@@ -348,7 +277,7 @@ class GitHubApi:
             headers, raw = self.github.requester.requestJsonAndCheck(verb, url,
                                                                      input={"body": body})
             _check_size(headers, raw, url)
-            return _comment(raw, what)
+            return comment_of(raw, what)
 
         return self._call(send, what)
 
@@ -438,94 +367,6 @@ def _check_size(headers: dict[str, Any], raw: object, url: str) -> None:
         raise ResponseTooLarge(f"the GitHub API answered {url} with more than "
                                f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
 
-
-def _pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
-    """One pull request of an answer (pull request `number`'s, or an entry of a list, which
-    gives its number, and `merged_at` instead of `merged`), validated."""
-    raw = _object(value, what)
-    head, base = _object(raw.get("head"), what), _object(raw.get("base"), what)
-    state = raw.get("state")
-    merged = raw.get("merged", raw.get("merged_at") is not None)
-    if state not in ("open", "closed") or not isinstance(merged, bool):
-        raise ApiError(f"the answer for {what} has no valid `state`/`merged`")
-    if number is None:
-        number = raw.get("number")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            raise ApiError(f"the answer for {what} has a pull request without a `number`")
-    body = raw.get("body")
-    association = raw.get("author_association")
-    head_repo = head.get("repo")
-    full_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
-    mergeable = raw.get("mergeable")
-    merge_commit = raw.get("merge_commit_sha")
-    base_sha = base.get("sha")
-    return PullInfo(number, _sha(head.get("sha"), what), state, merged,
-                    _label(base.get("ref")), _label(head.get("label")),
-                    body if isinstance(body, str) else None,
-                    association if isinstance(association, str)
-                    and ASSOCIATION.fullmatch(association) else None,
-                    full_name if isinstance(full_name, str)
-                    and REPOSITORY.fullmatch(full_name) else None,
-                    _label(head.get("ref")),
-                    _sha(base_sha, what) if base_sha is not None else None,
-                    mergeable if isinstance(mergeable, bool) else None,
-                    _sha(merge_commit, what) if merge_commit is not None else None)
-
-
-def _object(value: object, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ApiError(f"the answer for {what} is not a JSON object")
-    return value
-
-
-def _comment(value: object, what: str) -> IssueComment:
-    raw = _object(value, what)
-    identifier, body, user = raw.get("id"), raw.get("body"), raw.get("user")
-    if isinstance(identifier, bool) or not isinstance(identifier, int) or not (
-            0 < identifier <= MAX_COMMENT_ID):
-        raise ApiError(f"the answer for {what} has a comment without a valid `id`")
-    login = user.get("login") if isinstance(user, dict) else None
-    url = raw.get("html_url")
-    return IssueComment(identifier, login if isinstance(login, str) else "",
-                        body if isinstance(body, str) else "",
-                        url if isinstance(url, str) and len(url) <= MAX_LABEL
-                        and HTML_URL.fullmatch(url) else "")
-
-
-def _status(value: object, what: str) -> CommitStatus:
-    raw = _object(value, what)
-    context, state = raw.get("context"), raw.get("state")
-    if not isinstance(context, str) or state not in STATUS_STATES:
-        raise ApiError(f"the answer for {what} has a status without a `context` and `state`")
-    description, url = raw.get("description"), raw.get("target_url")
-    return CommitStatus(_label(context), state, _label(description),
-                        url if isinstance(url, str) and len(url) <= MAX_LABEL
-                        and HTML_URL.fullmatch(url) else "")
-
-
-def _time(value: object) -> datetime | None:
-    """An ISO 8601 time of an answer (`2026-12-01T10:00:00Z`), None when it is not one."""
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else None
-
-
-def _sha(value: object, what: str) -> str:
-    """A commit SHA from an answer: 40 or 64 hex digits, or the answer is refused (it is
-    written to outputs and reaches git's argv)."""
-    if not isinstance(value, str) or len(value) > 64 or not FULL_SHA_ANY_CASE.fullmatch(value):
-        raise ApiError(f"the answer for {what} carries no valid commit SHA")
-    return value.lower()
-
-
-def _label(value: object) -> str:
-    """A branch or label from an answer, for messages only: bounded, printable."""
-    text = value if isinstance(value, str) else ""
-    return "".join(c if c.isprintable() else "?" for c in text[:MAX_LABEL])
 
 
 def _reset_text(headers: dict[str, str] | None) -> str:

@@ -21,6 +21,7 @@ from rocm_deps.config import REPOSITORY
 from rocm_deps.contract.manifest import Manifest
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
+from rocm_deps.github.answers import ApiError, PullInfo
 from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import (
     MAX_BODY_BYTES,
@@ -37,7 +38,7 @@ from rocm_deps.options import Policy
 from rocm_deps.settings import MergeCheckSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import GitHubApi, PullInfo
+    from rocm_deps.github.api import GitHubApi
 
 # gh-readonly-queue/<base>/pr-<number>-<sha>: the queue branch of the group's last PR.
 QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9]{1,9})-[0-9a-f]+")
@@ -169,7 +170,6 @@ def _group_pulls(api: GitHubApi, repository: str,
     are named). The queue branch's first parents from head back to base are the commits
     that merge them: each must name its pull request the way GitHub's merge and squash
     commits do, and the newest one the queue branch's."""
-    from rocm_deps.github.api import ApiError
 
     head_ref = group.get("head_ref")
     match = QUEUE_REF.fullmatch(head_ref) if isinstance(head_ref, str) else None
@@ -270,7 +270,6 @@ def _named_commits(settings: MergeCheckSettings, api: GitHubApi, number: int,
                    report: MergeCheckReport) -> list[tuple[Directive, str]]:
     """The commits the description names by SHA (an abbreviated one expanded), each with
     its directive; a branch or tag is an error: it moves without a trace."""
-    from rocm_deps.github.api import ApiError
 
     commits = []
     for directive in directives.values():
@@ -342,8 +341,6 @@ def _check_suite(settings: MergeCheckSettings, number: int,
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:
-    from rocm_deps.github.api import ApiError
-
     try:
         return api.pull(repository, number)
     except ApiError as error:

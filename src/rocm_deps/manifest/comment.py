@@ -37,12 +37,13 @@ from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.contract.status import Head, Named, context, judge, named_kind
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
+from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.settings import CommentSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import CommitStatus, GitHubApi, IssueComment, PullInfo
+    from rocm_deps.github.api import GitHubApi
 
 Upsert = Literal["created", "updated", "unchanged", "not needed"]
 
@@ -198,8 +199,6 @@ def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: Gi
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> PullInfo:
-    from rocm_deps.github.api import ApiError
-
     try:
         return api.pull(repository, number)
     except ApiError as error:
@@ -231,7 +230,6 @@ def tested_manifest(api: GitHubApi, repository: str, number: int,
     suite's own comment over the shared comment of release 1.0); None when there is no such
     comment, UNREADABLE when one cannot be read (a quoted value must not make the guard
     believe nothing was ever tested)."""
-    from rocm_deps.github.api import ApiError
 
     try:
         comments = api.comments(repository, number)
@@ -282,7 +280,6 @@ class Written:
 def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
     """Create or update `run`'s suite comment with `body`. Nothing named and no comment yet:
     no comment."""
-    from rocm_deps.github.api import ApiError
 
     try:
         comments = api.comments(run.repository, run.number)
@@ -308,7 +305,6 @@ def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) ->
     """The suite's commit status on the pull request's commit the run tested, `head`: a
     fresh run shows at once whether what it tested is what the description names (and with
     nothing named, `success`)."""
-    from rocm_deps.github.api import ApiError, CommitStatus
 
     heads = {(row.repository.lower(), row.override.pr): Head(
         row.pull_head, row.pull_state == "merged") for row in run.rows

@@ -19,6 +19,7 @@ from rocm_deps.contract.overrides import Override, Source
 from rocm_deps.contract.resolve import ResolvedValue, ResolveReport
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
+from rocm_deps.github.answers import ApiError, ApiUnreachable, PullInfo
 from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object
 from rocm_deps.grammar.directives import (
     MAX_BODY_BYTES,
@@ -35,7 +36,7 @@ from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.settings import ResolveSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import GitHubApi, PullInfo
+    from rocm_deps.github.api import GitHubApi
 
 WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
 # The dispatch inputs that name a dependency's ref (docs/architecture.md, *Directives*):
@@ -140,7 +141,6 @@ def _run_pull_request(settings: ResolveSettings,
     """Under workflow_run: the context with the triggering run's pull request (and that pull
     request, when it had to be looked up); an error when it cannot be known (no token, or no
     open pull request with the run's head)."""
-    from rocm_deps.github.api import ApiError
 
     run = context.run
     assert run is not None
@@ -172,7 +172,6 @@ def _run_pull_request(settings: ResolveSettings,
 
 def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
     """The live PR: a re-run after editing the description sees the edited body."""
-    from rocm_deps.github.api import ApiError
 
     if context.repository is None or context.pr_number is None:
         raise FatalError("body-source `api` needs the event's repository and PR number; this "
@@ -363,7 +362,6 @@ def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> Non
     """Give every override a full SHA, one request per directive; problems become errors.
     An API that cannot be reached is one error of its own: it says which directives were
     not checked, and nothing more is asked of it."""
-    from rocm_deps.github.api import ApiError, ApiUnreachable
 
     pending = list(report.overrides.items())
     for position, (name, override) in enumerate(pending):
@@ -418,7 +416,6 @@ def _merge_of_pull(api: GitHubApi, repository: str, override: Override,
                    report: ResolveReport) -> Override:
     """Pull request `pr` merged onto its base: pinned to GitHub's test-merge commit, so every
     job tests one commit (the merge ref moves whenever the base does)."""
-    from rocm_deps.github.api import ApiError
 
     pull = api.pull(repository, override.pr or 0)
     for _ in range(MERGEABLE_ATTEMPTS - 1):
@@ -448,7 +445,6 @@ def _commit_of_pull(api: GitHubApi, repository: str, override: Override,
                     report: ResolveReport) -> Override:
     """A pull request's commit URL (`…/pull/N/commits/<sha>`) tests that commit: it must be
     one of the pull request's, or the URL names something else than the author believes."""
-    from rocm_deps.github.api import ApiError
 
     commits = api.pull_commits(repository, override.pr or 0)
     if override.sha not in commits:

@@ -32,13 +32,14 @@ from rocm_deps.contract.status import (
     with_rerun,
 )
 from rocm_deps.errors import FatalError
+from rocm_deps.github.answers import ApiError, ApiUnreachable, CommitStatus, OpenPull, RateLimited
 from rocm_deps.grammar.directives import code_findings, parse_body
 from rocm_deps.grammar.refs import is_merge_ref
 from rocm_deps.manifest.comment import UNREADABLE, manifests
 from rocm_deps.settings import SweepSettings
 
 if TYPE_CHECKING:
-    from rocm_deps.github.api import CommitStatus, GitHubApi, OpenPull
+    from rocm_deps.github.api import GitHubApi
 
 # The run a manifest links: https://github.com/OWNER/REPO/actions/runs/ID[/attempts/N]
 READING_SHARE = 0.8
@@ -111,7 +112,7 @@ Ask = Callable[[Callable[[], Any]], Any]
 def sweep(settings: SweepSettings, api: GitHubApi,
           clock: Callable[[], float] = time.monotonic,
           now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> SweepReport:
-    from rocm_deps.github.api import OPEN_PULL_PAGES, ApiError, ApiUnreachable, RateLimited
+    from rocm_deps.github.api import OPEN_PULL_PAGES
 
     report = SweepReport(settings.repository)
     started = clock()
@@ -164,7 +165,6 @@ def _read(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull, ask: Ask
           report: SweepReport, now: datetime) -> _Seen | None:
     """What the sweep needs of one pull request; None when it names nothing and was not
     edited lately (no request), or carries no status of ours."""
-    from rocm_deps.github.api import ApiError
 
     item = _read_body(settings, api, open_pull, ask)
     number = open_pull.pull.number
@@ -190,7 +190,6 @@ def _read_pull(settings: SweepSettings, api: GitHubApi, named: Named,
                heads: dict[tuple[str, int], Head], asked: set[tuple[str, int]], ask: Ask,
                report: SweepReport, number: int) -> None:
     """A named dependency pull request's head now, read once per sweep."""
-    from rocm_deps.github.api import ApiError
 
     key = (named.repository.lower(), named.pr or 0)
     if named.kind != "pr" or named.pr is None or key in asked:
@@ -209,7 +208,6 @@ def _read_pull(settings: SweepSettings, api: GitHubApi, named: Named,
 def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
                ask: Ask) -> _Seen | None:
     """The description read exactly as resolve reads it; None when it names nothing."""
-    from rocm_deps.github.api import ApiError
 
     config = settings.config
     parsed = parse_body(open_pull.pull.body, config.dependencies, config.values)
@@ -245,7 +243,6 @@ def _recent(open_pull: OpenPull, settings: SweepSettings, now: datetime) -> bool
 def _statuses(api: GitHubApi, settings: SweepSettings, open_pull: OpenPull, ask: Ask,
               report: SweepReport) -> dict[str, CommitStatus] | None:
     """The head's statuses of ours; None when they could not be read."""
-    from rocm_deps.github.api import ApiError
 
     try:
         found: dict[str, CommitStatus] = ask(
@@ -304,7 +301,6 @@ def _write_one(settings: SweepSettings, api: GitHubApi, entry: Wanted,
                ask: Ask, report: SweepReport) -> None:
     """One suite's status on one pull request: re-run its run first when chosen (once per
     run, however many suites recorded it), then write the status if it changed."""
-    from rocm_deps.github.api import ApiError, CommitStatus
 
     item, suite, judgement, url = entry
     number = item.open_pull.pull.number
