@@ -138,22 +138,31 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
-    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None) -> object:
-        """One GET through PyGithub's public requester (its timeout and retries)."""
-        headers, raw = self.github.requester.requestJsonAndCheck("GET", url,
-                                                                 parameters=parameters)
+    def _request(self, verb: str, url: str, parameters: dict[str, Any] | None = None,
+                 document: dict[str, Any] | None = None) -> tuple[dict[str, Any], object]:
+        """One request through PyGithub's public requester (its timeout and retries): the
+        answer's headers and body, refused over MAX_RESPONSE_BYTES."""
+        headers, raw = self.github.requester.requestJsonAndCheck(
+            verb, url, parameters=parameters, input=document)
         _check_size(headers, raw, url)
-        return raw
+        return headers, raw
 
-    def _pages(self, url: str, what: str, pages: int) -> list[object]:
-        """The entries of a listing, page by page (100 each), up to `pages` pages."""
+    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None) -> object:
+        return self._request("GET", url, parameters)[1]
+
+    def _pages(self, url: str, what: str, pages: int,
+               parameters: dict[str, Any] | None = None) -> list[object]:
+        """The entries of a listing, page by page (100 each), up to `pages` pages: the last
+        is a short one, or one whose Link header (GitHub's) names no next page."""
         found: list[object] = []
         for page in range(1, pages + 1):
-            raw = self._get(url, what, {"per_page": 100, "page": page})
+            headers, raw = self._request("GET", url,
+                                         {**(parameters or {}), "per_page": 100, "page": page})
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
             found += raw
-            if len(raw) < 100:
+            link = str(headers.get("link", ""))
+            if len(raw) < 100 or (link and 'rel="next"' not in link):
                 break
         return found
 
@@ -164,7 +173,7 @@ class GitHubApi:
 
         def fetch() -> Comparison:
             raw = object_of(self._get(f"/repos/{repository}/compare/{base}...{head}", what),
-                          what)
+                            what)
             commits, total = raw.get("commits"), raw.get("total_commits")
             if not isinstance(commits, list) or not isinstance(total, int) or isinstance(
                     total, bool):
@@ -201,21 +210,11 @@ class GitHubApi:
 
         def fetch() -> list[OpenPull]:
             found: dict[int, OpenPull] = {}
-            for page in range(1, OPEN_PULL_PAGES + 1):
-                headers, raw = self.github.requester.requestJsonAndCheck(
-                    "GET", url, parameters={"state": "open", "sort": "created",
-                                            "direction": "asc", "per_page": 100, "page": page})
-                _check_size(headers, raw, url)
-                if not isinstance(raw, list):
-                    raise ApiError(f"the answer for {what} is not a JSON list")
-                for entry in raw:
-                    pull = pull_info(entry, what)
-                    found[pull.number] = OpenPull(pull, time_of(object_of(entry, what)
-                                                              .get("updated_at")))
-                # The last page: a short one, or GitHub's Link header names no next page.
-                link = str(headers.get("link", ""))
-                if len(raw) < 100 or (link and 'rel="next"' not in link):
-                    break
+            for entry in self._pages(url, what, OPEN_PULL_PAGES, {
+                    "state": "open", "sort": "created", "direction": "asc"}):
+                pull = pull_info(entry, what)
+                found[pull.number] = OpenPull(pull, time_of(object_of(entry, what).get(
+                    "updated_at")))
             return sorted(found.values(), key=lambda open_pull: open_pull.pull.number)
 
         return self._call(fetch, what)
@@ -227,7 +226,7 @@ class GitHubApi:
 
         def fetch() -> dict[str, CommitStatus]:
             raw = object_of(self._get(f"/repos/{repository}/commits/{sha}/status", what,
-                                    {"per_page": 100}), what)
+                                      {"per_page": 100}), what)
             entries = raw.get("statuses")
             if not isinstance(entries, list):
                 raise ApiError(f"the answer for {what} has no `statuses` list")
@@ -247,9 +246,7 @@ class GitHubApi:
                         "description": status.description}
             if status.target_url:
                 document["target_url"] = status.target_url
-            headers, raw = self.github.requester.requestJsonAndCheck(
-                "POST", f"/repos/{repository}/statuses/{sha}", input=document)
-            _check_size(headers, raw, what)
+            self._request("POST", f"/repos/{repository}/statuses/{sha}", document=document)
 
         self._call(send, what)
 
@@ -258,8 +255,7 @@ class GitHubApi:
         what = f"a re-run of workflow run {run_id} of {repository}"
 
         def send() -> None:
-            self.github.requester.requestJsonAndCheck(
-                "POST", f"/repos/{repository}/actions/runs/{run_id}/rerun")
+            self._request("POST", f"/repos/{repository}/actions/runs/{run_id}/rerun")
 
         self._call(send, what)
 
@@ -274,10 +270,7 @@ class GitHubApi:
 
     def _write_comment(self, verb: str, url: str, body: str, what: str) -> IssueComment:
         def send() -> IssueComment:
-            headers, raw = self.github.requester.requestJsonAndCheck(verb, url,
-                                                                     input={"body": body})
-            _check_size(headers, raw, url)
-            return comment_of(raw, what)
+            return comment_of(self._request(verb, url, document={"body": body})[1], what)
 
         return self._call(send, what)
 
