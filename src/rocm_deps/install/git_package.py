@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from rocm_deps.environment import git_environment
 from rocm_deps.grammar.refs import FULL_SHA
 from rocm_deps.install.build import NO_ISOLATION
 from rocm_deps.install.git import FETCHED_REF, Git, GitError
-from rocm_deps.install.job import Context, StepFailed
+from rocm_deps.install.job import Context, StepFailed, timed
 
 # Asked of the interpreter under test: what it records for a distribution (its version, and
 # the commit and URL of a VCS install), or null when it has none.
@@ -117,17 +116,15 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
         return
     directory = Path(tempfile.mkdtemp(prefix="rocm-deps-git-package-"))
     try:
-        started = time.monotonic()
-        commit = _fetch(context, dependency, directory, url, target, wanted, report)
-        report.seconds["fetch"] = time.monotonic() - started
+        with timed(report, "fetch"):
+            commit = _fetch(context, dependency, directory, url, target, wanted, report)
         if current is not None and current.commit == commit:
             _up_to_date(context, dependency, current, report)
             return
         if image is None:  # before the first change: what the image had
             state.save_image(current)
-        started = time.monotonic()
-        _pip_install(context, dependency, directory, url, commit, current)
-        report.seconds["pip"] = time.monotonic() - started
+        with timed(report, "pip"):
+            _pip_install(context, dependency, directory, url, commit, current)
         after = recorded(context, dependency.distribution)
         if after is None or after.commit != commit:
             raise StepFailed("verify", f"pip reported success, but {context.settings.python} "

@@ -130,16 +130,16 @@ class Job:
                                          for patch in self.patches),
                        pip_env=dependency.pip_env, prepare=dependency.prepare)
 
-    @contextlib.contextmanager
-    def timed(self, phase: Phase | None) -> Iterator[None]:
-        """Count the block's seconds towards `phase` of the report."""
-        started = time.monotonic()
-        try:
-            yield
-        finally:
-            if phase is not None:
-                seconds = self.report.seconds
-                seconds[phase] = seconds.get(phase, 0.0) + time.monotonic() - started
+
+@contextlib.contextmanager
+def timed(report: DependencyReport, phase: Phase | None) -> Iterator[None]:
+    """Count the block's seconds towards `phase` of `report` (a clone's job, a git package)."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        if phase is not None:
+            report.seconds[phase] = report.seconds.get(phase, 0.0) + time.monotonic() - started
 
 
 def first_names(names: list[str]) -> str:

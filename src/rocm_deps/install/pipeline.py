@@ -35,7 +35,7 @@ from rocm_deps.contract.install import (
 from rocm_deps.contract.overrides import Override
 from rocm_deps.install import build, checkout, clean, git_package, patches, recipe
 from rocm_deps.install.git import Git
-from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
+from rocm_deps.install.job import Context, Job, PatchFile, StepFailed, timed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
 from rocm_deps.install.record import Record, RecordFile, tree_fingerprint
 from rocm_deps.runner import Runner
@@ -167,7 +167,7 @@ class Installer:
         """`STEPS`: the same list for a run, a dry run and a plan without the clone."""
         for step in STEPS:
             job.report.steps.append(step.name)
-            with job.timed(step.phase):
+            with timed(job.report, step.phase):
                 step.run(self.context, job)
         job.report.state = (PLANNED_INSTALL if self.settings.dry_run else
                             RESTORED if job.restoring else INSTALLED)
