@@ -24,7 +24,8 @@ except ModuleNotFoundError:  # the `lint` extra has it; the `test` extra alone d
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from rocm_deps.config import fields, profiles  # noqa: E402 - the source tree, not an install
+from rocm_deps.cli import COMMANDS, front  # noqa: E402 - the source tree, not an install
+from rocm_deps.config import fields, profiles  # noqa: E402
 
 
 def cell(text: object) -> str:
@@ -119,8 +120,35 @@ def inputs_blocks(action: dict[str, Any]) -> dict[str, str]:
     return {"inputs": inputs_table(action), "outputs": outputs_table(action)}
 
 
+def usage_line(command: str, width: int = 92) -> str:
+    """`rocm-deps COMMAND [--option VALUE]...`, wrapped, from the command's options."""
+    words = []
+    for option in front(command).OPTIONS:
+        if not option.cli:
+            continue
+        value = "" if option.switch else " " + ("|".join(option.choices) or option.metavar)
+        word = f"--{option.name}{value}"
+        words.append((word if option.required else f"[{word}]")
+                     + ("..." if option.repeatable else ""))
+    head = f"rocm-deps {command} "
+    lines, line = [], head
+    for word in words:
+        if len(line) + len(word) > width and line.strip() != head.strip():
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += word + " "
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def command_line_block() -> str:
+    return "```\n" + "\n".join([*(usage_line(command) for command in COMMANDS),
+                                  "rocm-deps --version"]) + "\n```"
+
+
 def configuration_blocks() -> dict[str, str]:
     return {
+        "command-line": command_line_block(),
         "config:rocm": defaults_block(profiles.BUILTIN_DEFAULTS),
         "config:cuda": defaults_block(profiles.CUDA_PROFILE, complete=False),
         "config:dependencies": keys_table(fields.DEPENDENCY),

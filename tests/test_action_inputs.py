@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.action import main, read_inputs
+from rocm_deps.action import action_inputs, main, read_inputs
 from rocm_deps.cli import build_parser, given_from_arguments
 from rocm_deps.errors import UsageError
-from rocm_deps.options import ACTION_ONLY_INPUTS, OPTIONS, TOKEN_VARIABLE
+from rocm_deps.install.settings import OPTIONS as INSTALL_OPTIONS
+from rocm_deps.options import ACTION_ONLY_INPUTS, TOKEN_VARIABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +30,7 @@ def test_install_inputs_are_the_options_the_command_line_gives() -> None:
         "install", "--config", "c.toml", "--overrides", '{"a": 1}', "--python",
         "/usr/bin/python3", "--workspace", "/w", "--workspace-install", "false", "--dry-run",
         "--trusted-associations", "OWNER", "--github-token-env", TOKEN_VARIABLE]))
-    names = [option.name for option in OPTIONS]
+    names = [option.name for option in INSTALL_OPTIONS]
     assert [from_action.values.get(name) for name in names] == [
         from_cli.values.get(name) for name in names]
     assert from_action.flag("dry-run") is True
@@ -62,13 +63,15 @@ def test_command_is_required_and_exact(command: str) -> None:
         read_inputs(inputs(command=command))
 
 
-@pytest.mark.parametrize("name", ["overrides", "python", "workspace", "workspace_install",
-                                  "dry_run"])
-def test_install_only_inputs_on_resolve_are_errors(name: str) -> None:
+@pytest.mark.parametrize(("name", "commands"), [
+    ("overrides", "install"), ("python", "install"), ("workspace", "install"),
+    ("workspace_install", "install"), ("dry_run", "install, sweep")])
+def test_install_only_inputs_on_resolve_are_errors(name: str, commands: str) -> None:
     with pytest.raises(UsageError) as caught:
         read_inputs(inputs(command="resolve", **{name: "true"}))
     assert caught.value.message == (f"Input '{name.replace('_', '-')}' applies to "
-                                    f"`command: install` only; remove it from the resolve step.")
+                                    f"`command: {commands}`, not to `command: resolve`; remove "
+                                    f"it from the resolve step.")
 
 
 def test_main_reports_an_invalid_input_as_an_annotation(capsys: pytest.CaptureFixture[str]) -> None:
@@ -103,7 +106,11 @@ def action_yml_inputs() -> dict[str, str]:
 
 def test_action_yml_declares_exactly_the_action_options_with_their_defaults() -> None:
     declared = action_yml_inputs()
-    expected = {option.name: option.default for option in OPTIONS if option.action}
+    expected = {option.name: option.default for options in action_inputs().values()
+                for option in options}
+    # One input, one default, whichever commands read it.
+    assert len({(option.name, option.default) for options in action_inputs().values()
+                for option in options}) == len(expected)
     assert {name: declared[name] for name in declared
             if name not in ACTION_ONLY_INPUTS} == expected
     assert set(ACTION_ONLY_INPUTS) <= set(declared)
@@ -112,7 +119,7 @@ def test_action_yml_declares_exactly_the_action_options_with_their_defaults() ->
 def test_every_cli_default_is_the_options_table_default() -> None:
     """The command line shows the table's defaults in its help and adds none of its own."""
     parser = build_parser()
-    for command in ("resolve", "install", "merge-check", "demo"):
+    for command in ("resolve", "install", "merge-check", "sweep", "demo"):
         arguments = parser.parse_args([command])
         given = given_from_arguments(arguments)
         assert given.values == {}, command  # nothing given: every value is the table's

@@ -13,31 +13,77 @@ from pathlib import Path
 
 import pytest
 
-from rocm_deps.cli import COMMAND_MODULES, main
-from rocm_deps.options import COMMANDS, read
-from rocm_deps.settings import Edge, Interpreter
+from rocm_deps import cli
+from rocm_deps.cli import COMMANDS, front, main
+from rocm_deps.edge import Edge, Interpreter
+from rocm_deps.files import toml_parser
+from rocm_deps.options import read
 from tests.conftest import Cli
 
 EDGE = Edge({"PATH": "/usr/bin:/bin", "TOKEN": "ghs_secret"}, Path("/"),
             Interpreter(sys.executable, sys.prefix, sys.base_prefix))
 
 
-def test_every_command_has_a_module_that_builds_and_runs_it() -> None:
-    assert set(COMMAND_MODULES) == set(COMMANDS)
-    for command, name in COMMAND_MODULES.items():
-        module = importlib.import_module(name)
-        assert callable(module.build) and callable(module.run), command
+def test_every_command_has_a_front_end_that_builds_its_settings_and_a_run() -> None:
+    for command, package in COMMANDS.items():
+        module = front(command)
         token = {} if command == "demo" else {"github-token-env": "TOKEN"}  # demo takes none
         options = ({"report": ["r.json"], "suite": ["ROCm CI"]} if command == "comment" else
                    {"repository": "radixark/miles"} if command == "sweep" else {})
-        built = module.build(read(command, {**options, **token}), EDGE)  # type: ignore[arg-type]
+        built = module.build(read(command, module.OPTIONS, {**options, **token}), EDGE)
         assert type(built).__name__.lower().startswith(command.replace("-", "")), command
+        assert type(built).__module__ == f"{package}.settings"  # defined in its own folder
+        assert callable(importlib.import_module(f"{package}.command").run)
 
 
-def test_the_first_git_process_of_install_is_at_most_seven_frames_from_the_command_line(
+TOY_SETTINGS = """\
+from dataclasses import dataclass
+from rocm_deps.options import Help, Option
+OPTIONS = (Option("greeting", "what to say", default="hello", choices=("hello", "bye")),
+           Option("times", "how often", "N", default="2", low=1, high=3))
+HELP = Help("say something", "Say the greeting a few times.", ("rocm-deps toy --times 3",))
+
+@dataclass(frozen=True)
+class ToySettings:
+    words: tuple[str, ...]
+
+def build(given, edge):
+    return ToySettings((given.text("greeting"),) * given.number("times"))
+"""
+TOY_COMMAND = """\
+def run(settings, runner):
+    runner.info(" ".join(settings.words))
+    return 0
+"""
+
+
+def test_a_new_command_is_its_folder_and_one_registry_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """What docs/development.md, *Adding a command*, says: nothing else is touched."""
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "settings.py").write_text(TOY_SETTINGS)
+    (folder / "command.py").write_text(TOY_COMMAND)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.COMMANDS, "toy", "toy")  # the registry line
+    assert main(["toy", "--greeting", "bye", "--times", "3"], environ={}) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == "bye bye bye"
+    assert main(["toy", "--times", "9"], environ={}) == 2
+    assert "--times has invalid value '9'. Expected a whole number from 1 to 3." in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["toy", "--help"], environ={})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Say the greeting a few times." in shown and "(default 2)" in shown
+
+
+def test_the_first_git_process_of_install_is_at_most_seven_frames_from_the_console_script(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A reader steps through few layers from `cli.main` to the side effect (actions/checkout
-    needs about five): counted the way a reviewer would, at the first `git` argv."""
+    """A reader steps through few layers from the console script's entry point (`cli.main`,
+    pyproject's `[project.scripts]`) to the side effect (actions/checkout needs about five):
+    counted the way a reviewer would, at the first `git` argv; every git question goes through
+    `Git.run`."""
     origin = tmp_path / "origin"
     subprocess.run(["git", "init", "-q", str(origin)], check=True)
     subprocess.run(["git", "-C", str(origin), "-c", "user.name=t", "-c", "user.email=t@t",
@@ -68,8 +114,11 @@ def test_the_first_git_process_of_install_is_at_most_seven_frames_from_the_comma
                  "--python", sys.executable], environ={"PATH": os.environ["PATH"]})
     assert code == 0
     assert stacks[0] == ["cli.py:main", "cli.py:execute", "command.py:run",
-                         "pipeline.py:install_one", "pipeline.py:_open", "git.py:layout",
+                         "pipeline.py:install_one", "git.py:layout", "git.py:run",
                          "process.py:run"]
+    scripts = toml_parser().loads((Path(__file__).parent.parent / "pyproject.toml").read_text())[
+        "project"]["scripts"]
+    assert scripts == {"rocm-deps": "rocm_deps.cli:main"}
 
 
 def test_merge_check_reads_values_as_resolve_does(cli: Cli, tmp_path: Path) -> None:

@@ -7,9 +7,8 @@ import re
 
 import pytest
 
-from rocm_deps.cli import COMMAND_HELP, build_parser
+from rocm_deps.cli import COMMANDS, build_parser, front
 from rocm_deps.errors import EXIT_CODES
-from rocm_deps.options import COMMANDS
 
 
 def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -23,7 +22,7 @@ def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
 def test_each_command_has_a_description_examples_and_exit_codes(
         command: str, capsys: pytest.CaptureFixture[str]) -> None:
     shown = help_of(command, capsys)
-    about = COMMAND_HELP[command]
+    about = front(command).HELP
     assert " ".join(about.description.split()) in shown
     assert 1 <= len(about.examples) <= 3
     for example in about.examples:
@@ -42,8 +41,29 @@ def test_required_options_are_marked(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_the_examples_name_only_options_of_their_command() -> None:
     parser = build_parser()
-    for command, about in COMMAND_HELP.items():
+    for command in COMMANDS:
+        about = front(command).HELP
         for example in about.examples:
             words = [word.strip("'") for word in re.findall(r"'[^']*'|\S+", example)]
             assert words[:2] == ["rocm-deps", command]
             parser.parse_args(words[1:])  # exits (a test failure) on an unknown option
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_every_default(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    shown = help_of(command, capsys)
+    for option in front(command).OPTIONS:
+        if option.cli and option.default and not option.switch:
+            assert f"(default {option.default})" in shown, (command, option.name)
+
+
+def test_sweep_help_shows_its_numbers_and_suite_speaks_to_its_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = help_of("sweep", capsys)
+    for default in ("(default 5)", "(default 60)", "(default 600)"):
+        assert default in sweep
+    for command in ("sweep", "merge-check"):
+        shown = help_of(command, capsys)
+        suite = shown[shown.rindex("--suite NAME"):]
+        assert suite.startswith("--suite NAME a suite to check"), command
+        assert "comment:" not in shown, command

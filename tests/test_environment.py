@@ -94,5 +94,5 @@ def test_one_module_decides_what_a_child_process_sees() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "rocm_deps.environment":
                 callers.add(name)
     assert policy == {}
-    assert callers == {"settings.py", "install/git.py", "install/job.py", "install/build.py",
+    assert callers == {"edge.py", "install/settings.py", "demo/settings.py", "install/git.py", "install/job.py", "install/build.py",
                        "install/git_package.py", "config/fields.py"}

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from rocm_deps.cli import entrypoint
+from rocm_deps.cli import main
 
-entrypoint()
+raise SystemExit(main())

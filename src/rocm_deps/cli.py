@@ -10,11 +10,10 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
+from types import FrameType, ModuleType
 
-from rocm_deps import __version__, process, settings
+from rocm_deps import __version__, edge, process
 from rocm_deps.errors import (
     EXIT_CODES,
     EXIT_FAILURE,
@@ -23,24 +22,30 @@ from rocm_deps.errors import (
     FatalError,
     Interrupted,
 )
-from rocm_deps.options import COMMANDS, Command, Given, Option, for_command, read
+from rocm_deps.options import Given, Help, Option, read
 from rocm_deps.runner import Runner
 
-# Each command's module: `build(given, edge)` makes its settings, `run(settings, runner)` runs
-# it and returns the exit code.
-COMMAND_MODULES: dict[Command, str] = {
-    "resolve": "rocm_deps.resolve.command",
-    "install": "rocm_deps.install.command",
-    "merge-check": "rocm_deps.guard.command",
-    "comment": "rocm_deps.manifest.command",
-    "sweep": "rocm_deps.sweep.command",
-    "demo": "rocm_deps.demo.command",
+# The registry: each command is a folder with `settings.py` (its `OPTIONS`, `HELP`, settings
+# and `build(given, edge)`; `ACTION = False` keeps it out of the action) and `command.py`
+# (`run(settings, runner)` returns the exit code). docs/development.md, *Adding a command*.
+COMMANDS: dict[str, str] = {
+    "resolve": "rocm_deps.resolve",
+    "install": "rocm_deps.install",
+    "merge-check": "rocm_deps.guard",
+    "comment": "rocm_deps.manifest",
+    "sweep": "rocm_deps.sweep",
+    "demo": "rocm_deps.demo",
 }
 
 
+def front(command: str) -> ModuleType:
+    """The command's front end: its options, help and settings builder."""
+    return importlib.import_module(f"{COMMANDS[command]}.settings")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line, from the one table of options (`options.OPTIONS`). Values are checked
-    by `options.read`, as the action's inputs are."""
+    """The command line, from each command's options. Values are checked by `options.read`,
+    as the action's inputs are."""
     parser = argparse.ArgumentParser(
         prog="rocm-deps",
         description="Resolve and install the dependency refs a pull request names "
@@ -49,80 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rocm-deps {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        about = COMMAND_HELP[command]
+        module = front(command)
+        about: Help = module.HELP
         subparser = commands.add_parser(
             command, help=about.summary, description=about.description,
-            epilog=_epilog(command, about), formatter_class=argparse.RawDescriptionHelpFormatter)
-        for option in for_command(command):
-            _add(subparser, option)
+            epilog=_epilog(about), formatter_class=argparse.RawDescriptionHelpFormatter)
+        for option in module.OPTIONS:
+            if option.cli:
+                _add(subparser, option)
     return parser
 
 
-@dataclass(frozen=True)
-class CommandHelp:
-    summary: str  # one line, in `rocm-deps --help`
-    description: str  # a paragraph, in `rocm-deps COMMAND --help`
-    examples: tuple[str, ...]
-
-
-COMMAND_HELP: dict[Command, CommandHelp] = {
-    "resolve": CommandHelp(
-        "parse and validate directives; write outputs",
-        "Read the PR body (the event's, --body-file, or the live one with --body-source api) "
-        "and the dispatch inputs, check every directive as GitHub shows it, and write "
-        "skip_dependency_install, the refs and the overrides document. With a token, every "
-        "ref is pinned to a SHA and checked to exist.",
-        ("rocm-deps resolve --body-file examples/description.md",
-         "rocm-deps resolve --body-file examples/description.md --profile cuda --format json",
-         "rocm-deps resolve --input ci_sglang_pr=#30421 --github-token-env GH_TOKEN")),
-    "install": CommandHelp(
-        "check out, patch and pip install overrides",
-        "In the GPU container: for each dependency named (by --overrides, else by resolving "
-        "the event itself), clean the image's clone, fetch and check out exactly that commit, "
-        "probe and apply the patches, pip install it editable into the interpreter under "
-        "test and check that it imports from the clone. --dry-run prints every command.",
-        ("rocm-deps install --dry-run --body-file examples/description.md",
-         "rocm-deps install --overrides-file resolve.json --python /usr/bin/python3")),
-    "merge-check": CommandHelp(
-        "fail while a dependency pull request the description names is not merged "
-        "(merge guard)",
-        "The merge guard: fail while a dependency pull request the description names is open "
-        "or closed unmerged (--policy), and with --require-tested while a named commit is not "
-        "the one each suite's manifest comment says was tested. Needs a token.",
-        ("rocm-deps merge-check --body-file examples/description.md "
-         "--github-token-env GH_TOKEN",
-         "rocm-deps merge-check --require-tested --suite 'ROCm suite' "
-         "--github-token-env GH_TOKEN")),
-    "comment": CommandHelp(
-        "put what this run tested on the pull request (one manifest comment)",
-        "Read the run's reports (one resolve report, the GPU jobs' install reports) and "
-        "write this suite's manifest comment on the pull request (one per suite), with "
-        "the tested commits that merge-check --require-tested reads back. Needs a token with "
-        "pull-requests: write. --report is required.",
-        ("rocm-deps comment --report resolve.json --report install-mi350.json --pr 7 "
-         "--suite 'ROCm suite' --github-token-env GH_TOKEN",)),
-    "sweep": CommandHelp(
-        "re-judge every open pull request: a commit status per suite, re-runs when a "
-        "dependency moved",
-        "For every open pull request whose description names a dependency, set a commit "
-        "status per suite (`rocm-deps: <suite>`) on its head: success while every named "
-        "commit is what the suite's manifest comment says it tested and each named pull "
-        "request's head is still that commit, failure when one moved, pending before the "
-        "suite reported. A status is written only when it changed. --rerun moved re-runs "
-        "the suite's recorded run for a moved dependency. Needs a token (pull-requests: read, "
-        "statuses: write; actions: write to re-run).",
-        ("rocm-deps sweep --repository radixark/miles --github-token-env GH_TOKEN",
-         "rocm-deps sweep --rerun moved --max-reruns 3 --github-token-env GH_TOKEN")),
-    "demo": CommandHelp(
-        "run resolve then install in a throw-away sandbox",
-        "Build a sandbox shaped like the MI350 image (origins with history, tags and pull "
-        "request refs; complete clones; a virtualenv as the container's interpreter) and run "
-        "the real resolve and install in it.",
-        ("rocm-deps demo", "rocm-deps demo --scenario missing-target --keep")),
-}
-
-
-def _epilog(command: Command, about: CommandHelp) -> str:
+def _epilog(about: Help) -> str:
     examples = "\n".join(f"  {example}" for example in about.examples)
     codes = "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES)
     return f"examples:\n{examples}\n\nexit codes:\n{codes}"
@@ -130,7 +73,7 @@ def _epilog(command: Command, about: CommandHelp) -> str:
 
 def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     flag, help_text = f"--{option.name}", option.help
-    if option.choices:  # the choices are the metavar: the help says the default only
+    if option.default and not option.switch:  # a choice is the metavar: the default is said
         help_text += f" (default {option.default})"
     if option.required:
         help_text += " (required)"
@@ -145,8 +88,9 @@ def _add(parser: argparse.ArgumentParser, option: Option) -> None:
 
 def given_from_arguments(arguments: argparse.Namespace) -> Given:
     command = arguments.command
-    return read(command, {option.name: getattr(arguments, option.name.replace("-", "_"))
-                          for option in for_command(command)})
+    options = front(command).OPTIONS
+    return read(command, options, {option.name: getattr(arguments, option.name.replace("-", "_"))
+                                   for option in options if option.cli})
 
 
 def make_runner(environ: Mapping[str, str]) -> Runner:
@@ -163,6 +107,7 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """The `rocm-deps` console script (its wrapper exits with what this returns)."""
     environ = os.environ if environ is None else environ
     arguments = build_parser().parse_args(argv)
     return execute(lambda: given_from_arguments(arguments), environ)
@@ -176,10 +121,10 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
     try:
         given = read_options()
         _mask_token(given, environ, runner)  # before anything else is printed
+        built = front(given.command).build(given, edge.Edge(environ, Path.cwd(),
+                                                            edge.Interpreter.current()))
         # Imported only when it runs: a command pays no start-up time for the others.
-        command = importlib.import_module(COMMAND_MODULES[given.command])
-        built = command.build(given, settings.Edge(environ, Path.cwd(),
-                                                   settings.Interpreter.current()))
+        command = importlib.import_module(f"{COMMANDS[given.command]}.command")
         code: int = command.run(built, runner)
         return code
     except FatalError as error:
@@ -209,17 +154,12 @@ def _mask_token(given: Given, environ: Mapping[str, str], runner: Runner) -> Non
     variable = given.optional("github-token-env")
     if not variable:
         return
-    token = settings.token_of(given, environ)
+    token = edge.token_of(given, environ)
     if token:
         runner.mask(token)
         # Children never get the token in their environment; this keeps them from reading
         # ours (/proc/<pid>/environ) too.
         process.make_undumpable()
-    else:
-        runner.warning(f"--github-token-env {variable}: the variable is unset or empty; "
-                       f"continuing without a token (no SHA pinning, no API checks)",
-                       title="rocm-deps: no token")
+    # Without it, each command says what it does then: resolve goes on (no pinning), the
+    # commands that need the API fail naming the empty variable (messages.needs_token).
 
-
-def entrypoint() -> None:
-    raise SystemExit(main())

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
 # Where a command that needs the GitHub API takes its token from (the action, then the CLI).
 GIVE_API_ACCESS = "set the `github-token` input (CLI: --github-token-env VAR)"
@@ -14,6 +15,13 @@ def needs_token(why: str, permission: str = "", empty_variable: str | None = Non
     empty = (f" (--github-token-env names {empty_variable}, which is unset or empty here)"
              if empty_variable else "")
     return f"{why}: {GIVE_API_ACCESS}{f' with `{permission}`' if permission else ''}{empty}"
+
+
+def without_token(variable: str) -> str:
+    """What resolve (and install resolving the event) says when the token's variable is empty:
+    it goes on, pinning nothing."""
+    return (f"--github-token-env {variable}: the variable is unset or empty; continuing "
+            f"without a token (no SHA pinning, no API checks)")
 
 
 def full_sha_hint(value: str = "") -> str:
@@ -37,7 +45,35 @@ def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | 
     return close[0] if close else None
 
 
-def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str:
-    """"did you mean `x`? " for the closest candidate, or "" when none is close."""
+def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = 0.6,
+                 aside: Mapping[str, str] | None = None) -> str:
+    """"did you mean `x`? " for the closest candidate, or "" when none is close; `aside` adds
+    what the candidate is written as ("did you mean `sglang` (`ci-sglang-pr`)? ")."""
     close = closest(word, candidates, cutoff)
-    return f"did you mean `{close}`? " if close else ""
+    if close is None:
+        return ""
+    written = f" (`{aside[close]}`)" if aside and close in aside else ""
+    return f"did you mean `{close}`{written}? "
+
+
+def invalid_value(where: str, value: object, expected: str) -> str:
+    """The one "has invalid value" text: an option, an action input or a config key (`where`
+    names it as the user wrote it), the value quoted back safely, what it must be."""
+    shown = show_controls(value[:100]) if isinstance(value, str) else value
+    return f"{where} has invalid value {shown!r}. Expected {expected}."
+
+
+# A control character: Unicode's category Cc (C0, DEL and C1). The one definition, for the
+# log, the job summary, the values of directives and every message that quotes text back.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def code_point(character: str) -> str:
+    """How every message names a character: U+XXXX."""
+    return f"U+{ord(character):04X}"
+
+
+def show_controls(text: str, keep: str = "") -> str:
+    """`text` with each control character (but those in `keep`) written as <U+XXXX>."""
+    return CONTROL.sub(lambda match: match.group() if match.group() in keep
+                       else f"<{code_point(match.group())}>", text)

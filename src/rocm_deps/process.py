@@ -1,7 +1,7 @@
 """The one subprocess helper: argv lists only (never a shell), echoed before they run.
 
 Each child runs in its own process group so that a cancelled job (SIGTERM/SIGINT turned into
-`Interrupted` by `main`) can stop the child *and* everything it started (pip's build
+`Interrupted` by `cli.execute`) can stop the child *and* everything it started (pip's build
 backends, git's remote helpers) before the tool exits.
 """
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from rocm_deps.files import without_lone_surrogates
+from rocm_deps.messages import show_controls
 
 AnnotationLevel = Literal["error", "warning", "notice"]
 OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
@@ -26,15 +27,9 @@ OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 MAX_SUMMARY_BYTES = 1024 * 1024 - 16 * 1024
 
 
-# Control characters but tab and the line ends, C1 controls included: a NUL or an escape
-# sequence quoted from the PR body or a clone's file names must not reach the log or the
-# summary as a raw byte.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
-def show_controls(text: str) -> str:
-    """`text` with each control character written as <U+XXXX>."""
-    return _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
+# A NUL or an escape sequence quoted from the PR body or a clone's file names must not reach
+# the log or the summary as a raw byte; tab and the line ends are the text's own layout.
+_LAYOUT = "\t\n\r"
 
 
 # Every line break a reader or a runner may honour: CR, LF, NEL, the line and paragraph
@@ -103,7 +98,7 @@ class Runner:
         return text
 
     def _print(self, line: str) -> None:
-        print(show_controls(self.hide(line)), file=self.stream, flush=True)
+        print(show_controls(self.hide(line), _LAYOUT), file=self.stream, flush=True)
 
     def report(self, text: str) -> None:
         """The machine- or human-readable report, on stdout (logs go to `stream`)."""
@@ -190,7 +185,7 @@ class Runner:
     def add_summary(self, markdown: str) -> None:
         if self.summary_path is None:
             return
-        markdown = show_controls(self.hide(markdown))
+        markdown = show_controls(self.hide(markdown), _LAYOUT)
         if len(markdown.encode("utf-8")) > MAX_SUMMARY_BYTES:
             cut = markdown.encode("utf-8")[:MAX_SUMMARY_BYTES].decode("utf-8", "ignore")
             markdown = cut[:cut.rfind("\n") + 1] + (

@@ -47,22 +47,22 @@ def test_profiles_set_only_keys_that_have_rows(name: str) -> None:
 
 
 @pytest.mark.parametrize(("row", "bad", "message"), [
-    (fields.DEPENDENCY["tags"], "some", 'expected "all", "reachable" or "none", got \'some\''),
+    (fields.DEPENDENCY["tags"], "some",
+     'has invalid value \'some\'. Expected "all", "reachable" or "none".'),
     (fields.DEPENDENCY["fetch-depth"], 2_000_000,
-     "expected an integer from 0 to 1000000, got 2000000"),
+     "has invalid value 2000000. Expected an integer from 0 to 1000000."),
     (fields.INSTALL["retry-min-seconds"], float("nan"),
-     "expected a number from 0 to 600, got nan"),
-    (fields.DEPENDENCY["submodules"], "yes", "expected a boolean, got a string"),
-    (fields.API["attempts"], True, "expected an integer from 1 to 10, got a boolean"),
+     "has invalid value nan. Expected a number from 0 to 600."),
+    (fields.DEPENDENCY["submodules"], "yes",
+     "has invalid value 'yes'. Expected a boolean, not a string."),
+    (fields.API["attempts"], True,
+     "has invalid value True. Expected an integer from 1 to 10, not a boolean."),
 ], ids=["choices", "range", "nan", "type", "bool-is-no-integer"])
 def test_a_rows_check_and_its_error_text(row: fields.Field, bad: object, message: str) -> None:
-    def fail(key: str, problem: str) -> UsageError:
-        return UsageError(f"{key}: {problem}")
-
     table = {row.key: row}
     with pytest.raises(UsageError) as caught:
-        fields.table_values({row.key: bad}, table, "t", fail)
-    assert caught.value.message == f"t.{row.key}: {message}"
+        fields.table_values({row.key: bad}, table, "t", fields.Fail("c.toml"))
+    assert caught.value.message == f"c.toml: t.{row.key} {message}"
 
 
 def test_an_unknown_key_gets_the_closest_row() -> None:

@@ -71,19 +71,19 @@ pip-args = ["--no-build-isolation"]
     ("[dependencies.megatron]\nfetch_depth = 5\n",
      "dependencies.megatron.fetch_depth: unknown key; did you mean `fetch-depth`? expected one of"),
     ("[dependencies.megatron]\nfetch-depth = \"5\"\n",
-     "dependencies.megatron.fetch-depth: expected an integer from 0 to 1000000, "
-     "got a string"),
+     "dependencies.megatron.fetch-depth has invalid value '5'. Expected an integer from 0 "
+     "to 1000000, not a string."),
     ("[dependencies.megatron]\nfetch-depth = true\n",
-     "dependencies.megatron.fetch-depth: expected an integer from 0 to 1000000, "
-     "got a boolean"),
+     "dependencies.megatron.fetch-depth has invalid value True. Expected an integer from 0 "
+     "to 1000000, not a boolean."),
     ("[dependencies.megatron]\nfetch-depth = -1\n",
-     "expected an integer from 0 to 1000000, got -1"),
+     "has invalid value -1. Expected an integer from 0 to 1000000."),
     ("[dependencies.megatron]\npatches = \"a.patch\"\n",
-     "dependencies.megatron.patches: expected an array of strings"),
+     "dependencies.megatron.patches has invalid value 'a.patch'. Expected an array of strings"),
     ("[dependencies.megatron]\npatches = [1]\n", "got an array with non-strings"),
-    ("[dependencies.megatron]\non-missing-target = \"ignore\"\n", "expected \"fail\" or \"skip\""),
-    ("[dependencies.megatron]\nrepository = \"Megatron-LM\"\n", "expected the form 'owner/repo'"),
-    ("[dependencies.megatron]\nremote = \"--upload-pack=x\"\n", "not a valid remote name"),
+    ("[dependencies.megatron]\non-missing-target = \"ignore\"\n", "has invalid value 'ignore'. Expected \"fail\" or \"skip\""),
+    ("[dependencies.megatron]\nrepository = \"Megatron-LM\"\n", "has invalid value 'Megatron-LM'. Expected the form 'owner/repo'"),
+    ("[dependencies.megatron]\nremote = \"--upload-pack=x\"\n", "remote has invalid value '--upload-pack=x'. Expected a remote name"),
     ("[dependencies.vllm]\npath = \"/x\"\n", "dependencies.vllm.repository: missing"),
     ("[dependencies.Bad-Name]\nrepository = \"a/b\"\npath = \"/x\"\n", "a dependency name is"),
     ("[dependencies.sglang]\ndirective = \"ci-megatron-pr\"\n",
@@ -91,20 +91,24 @@ pip-args = ["--no-build-isolation"]
     ("[install]\nworkspace_install = false\n", "install.workspace_install: unknown key"),
     ("[install]\nretry-min-seconds = 5\nretry-max-seconds = 1\n", "retry-min-seconds <="),
     ("lockfile = \"x\"\n", "lockfile: unknown key"),
-    ("lock-file = 3\n", "lock-file: expected a string"),
+    ("lock-file = 3\n", "lock-file has invalid value 3. Expected a string (path of a JSON file), not an "
+                         "integer."),
     ("[dependencies\n", "not valid TOML"),
     ("[install]\nretry-min-seconds = nan\n",
-     "install.retry-min-seconds: expected a number from 0 to 600, got nan"),
+     "install.retry-min-seconds has invalid value nan. Expected a number from 0 to 600."),
     ("[install]\nretry-max-seconds = inf\n",
-     "install.retry-max-seconds: expected a number from 0 to 600, got inf"),
+     "install.retry-max-seconds has invalid value inf. Expected a number from 0 to 600."),
     ("[install]\nfetch-attempts = 0\n",
-     "install.fetch-attempts: expected an integer from 1 to 10, got 0"),
-    ("[api]\nattempts = 100000\n", "api.attempts: expected an integer from 1 to 10, got 100000"),
+     "install.fetch-attempts has invalid value 0. Expected an integer from 1 to 10."),
+    ("[api]\nattempts = 100000\n", "api.attempts has invalid value 100000. Expected an integer "
+                                   "from 1 to 10."),
     ("[api]\nmax-rate-limit-wait-seconds = inf\n",
-     "api.max-rate-limit-wait-seconds: expected a number from 0 to 600, got inf"),
-    ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds: expected an integer from 1 to 300"),
+     "api.max-rate-limit-wait-seconds has invalid value inf. Expected a number from 0 to 600."),
+    ("[api]\ntimeout-seconds = 0\n", "api.timeout-seconds has invalid value 0. Expected an integer "
+                                     "from 1 to 300"),
     ('[dependencies.sglang]\nlocal-changes = "keep"\n',
-     "dependencies.sglang.local-changes: expected \"discard\" or \"reapply\", got 'keep'"),
+     "dependencies.sglang.local-changes has invalid value 'keep'. Expected \"discard\" or "
+     "\"reapply\""),
     ('[dependencies.sglang]\nprepare = ["mv a b"]\n',
      "dependencies.sglang.prepare[0]: expected an array of argv arrays"),
     ('[dependencies.sglang]\nprepare = [[]]\n',
@@ -114,13 +118,15 @@ pip-args = ["--no-build-isolation"]
     ('[dependencies.sglang]\npip-env = {X = 1}\n',
      "dependencies.sglang.pip-env.X: expected a table of strings"),
     ('[dependencies.sglang]\nfetch-filter = "tree:0"\n',
-     "dependencies.sglang.fetch-filter: expected \"blob:none\" or \"\", got 'tree:0'"),
+     "dependencies.sglang.fetch-filter has invalid value 'tree:0'. Expected \"blob:none\" or "
+     "\"\""),
     ('[dependencies.sglang]\npip-env = {PATH = "/tmp/planted"}\n',
      "dependencies.sglang.pip-env.PATH: not allowed: PATH and the PYTHON* variables"),
     ('[dependencies.sglang]\npip-env = {pythonpath = "."}\n',
      "dependencies.sglang.pip-env.pythonpath: not allowed"),
     ('[dependencies.sglang]\nrebuild-paths = ["../outside/"]\n',
-     "dependencies.sglang.rebuild-paths: expected paths inside the clone, got '../outside/'"),
+     "dependencies.sglang.rebuild-paths has invalid value '../outside/'. Expected paths inside "
+     "the clone."),
 ], ids=["unknown-key", "wrong-type", "bool-for-int", "negative-depth", "patches-string",
         "patches-non-strings", "bad-enum", "bad-repository", "dash-remote", "missing-repository",
         "bad-name", "duplicate-directive", "unknown-install-key", "retry-order",
@@ -181,19 +187,20 @@ def test_a_missing_config_file_says_where_it_was_looked_for_and_to_check_out(
 
 @pytest.mark.parametrize(("text", "message"), [
     ('[values.Image]\nkind = "docker-tag"\n', "values.Image: a value name is lowercase"),
-    ('[values.gpus]\nkind = "regex"\n', 'values.gpus.kind: expected "docker-tag" or "number", '
-                                         "got 'regex' (a closed set"),
+    ('[values.gpus]\nkind = "regex"\n', "values.gpus.kind has invalid value 'regex'. Expected "
+                                         '"docker-tag" or "number" (a closed set'),
     ('[values.gpus]\nkind = "number"\ndirective = "ci gpus"\n',
-     "values.gpus.directive: expected letters, digits"),
+     "values.gpus.directive has invalid value 'ci gpus'. Expected letters, digits"),
     ('[values.gpus]\nkind = "number"\ndispatch-input = "-x"\n',
-     "values.gpus.dispatch-input: not a valid input name"),
+     "values.gpus.dispatch-input has invalid value '-x'. Expected an input name"),
     ('[values.gpus]\nkind = "number"\ndefault = "eight"\n',
      "values.gpus.default: `eight` must be a number of 1 to 9 digits"),
     ('[values.gpus]\nkind = "number"\ndirective = "ci-sglang-pr"\n',
      "values.gpus.directive: 'ci-sglang-pr' is already used by dependency 'sglang'"),
-    ('values = 3\n', "values: expected a table"),
+    ('values = 3\n', "values has invalid value 3. Expected a table"),
     ('[values]\ngpus = 3\n', "values.gpus: expected a table, got an integer"),
-    ('lock-file-required = "no"\n', "lock-file-required: expected a boolean, got a string"),
+    ('lock-file-required = "no"\n',
+     "lock-file-required has invalid value 'no'. Expected a boolean, not a string."),
     ('[values.gpus]\nkind = "number"\nregex = "x"\n', "values.gpus.regex: unknown key"),
 ])
 def test_value_tables_are_checked(tmp_path: Path, text: str, message: str) -> None:
@@ -230,7 +237,8 @@ def test_a_value_cannot_take_another_outputs_name(tmp_path: Path, name: str) -> 
 def test_a_values_enabled_must_be_a_boolean(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as caught:
         load_config(write(tmp_path, '[values.image-tag]\nenabled = "false"\n'))
-    assert "values.image-tag.enabled: expected a boolean" in caught.value.message
+    assert "values.image-tag.enabled has invalid value 'false'. Expected a boolean" in (
+        caught.value.message)
     assert load_config(write(tmp_path, '[values.image-tag]\nenabled = false\n')).values == ()
 
 

@@ -16,7 +16,7 @@ from rocm_deps.config import load_config
 from rocm_deps.contract.resolve import ResolveReport
 from rocm_deps.grammar.refs import check_ref_format
 from rocm_deps.resolve.resolver import resolve
-from rocm_deps.settings import ResolveSettings
+from rocm_deps.resolve.settings import ResolveSettings
 from tests.conftest import generated_examples
 
 CONFIG = load_config(None)

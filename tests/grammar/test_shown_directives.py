@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rocm_deps.config import load_config
 from rocm_deps.contract.resolve import ResolveReport
 from rocm_deps.resolve.resolver import resolve
-from rocm_deps.settings import ResolveSettings
+from rocm_deps.resolve.settings import ResolveSettings
 from tests.markdown_oracle import render, shown_text_lines
 
 CONFIG = load_config(None)

@@ -241,14 +241,17 @@ def test_the_action_passes_policy_to_merge_check_only() -> None:
     assert read_inputs({**environ, "INPUT_POLICY": ""}).text("policy") == "require-merged"
     with pytest.raises(UsageError, match="Input 'policy' has invalid value 'block'"):
         read_inputs({**environ, "INPUT_POLICY": "block"})
-    with pytest.raises(UsageError, match="Input 'overrides' applies to `command: install` "
-                                         "only; remove it from the merge-check step"):
+    with pytest.raises(UsageError, match="Input 'overrides' applies to `command: install`, "
+                                         "not to `command: merge-check`; remove it from the "
+                                         "merge-check step"):
         read_inputs({**environ, "INPUT_OVERRIDES": "{}"})
-    with pytest.raises(UsageError, match="Input 'trusted-associations' does not apply to "
-                                         "`command: merge-check`"):
+    with pytest.raises(UsageError, match="Input 'trusted-associations' applies to `command: "
+                                         "resolve, install, sweep`, not to `command: "
+                                         "merge-check`"):
         read_inputs({**environ, "INPUT_TRUSTED_ASSOCIATIONS": "OWNER"})
-    with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check` "
-                                         "only; remove it from the resolve step"):
+    with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check`, "
+                                         "not to `command: resolve`; remove it from the resolve "
+                                         "step"):
         read_inputs({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})
 
 

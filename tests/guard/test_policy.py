@@ -6,7 +6,7 @@ import pytest
 
 from rocm_deps.guard.document import PullState, Verdict
 from rocm_deps.guard.merge_check import judge
-from rocm_deps.options import Policy
+from rocm_deps.guard.settings import Policy
 
 REPOSITORY = "sgl-project/sglang"
 

@@ -19,7 +19,8 @@ from rocm_deps.install.git import FETCHED_REF, Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.record import RecordFile
 from rocm_deps.runner import Runner
-from rocm_deps.settings import InstallSettings, ResolveSettings
+from rocm_deps.install.settings import InstallSettings
+from rocm_deps.resolve.settings import ResolveSettings
 from tests.conftest import git
 from tests.repos import commit, make_repo
 

@@ -639,7 +639,7 @@ def test_require_tested_fails_closed_on_a_group_it_cannot_identify_even_under_wa
     (("--report", "r.json", "--pr", "7x"), "--pr has invalid value '7x'. Expected a pull "
                                             "request number."),
     (("--report", "r.json", "--run-url", "javascript:alert(1)"),
-     "--run-url 'javascript:alert(1)' is not an http(s) URL"),
+     "--run-url has invalid value 'javascript:alert(1)'. Expected an http(s) URL"),
     (("--report", "r.json", "--bot-login", "evil login"),
      "--bot-login has invalid value 'evil login'. Expected a GitHub login"),
     (("--report", "r.json", "--suite", "ROCm"), "comment writes on the pull request: set the "

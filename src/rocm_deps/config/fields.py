@@ -11,17 +11,30 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from rocm_deps.environment import PROTECTED_VARIABLES
 from rocm_deps.errors import UsageError
 from rocm_deps.grammar.keys import CodeDirectives, ValueKind
-from rocm_deps.messages import did_you_mean
+from rocm_deps.messages import did_you_mean, invalid_value
 
-# Builds the error for a key: fail("dependencies.sglang.path", "expected a string").
-Fail = Callable[[str, str], UsageError]
+
+@dataclass(frozen=True)
+class Fail:
+    """Builds the error for a key of one configuration file: `fail(key, problem)`, and
+    `fail.invalid(key, value, expected)` for a value that is not what the key takes."""
+
+    source: str
+
+    def __call__(self, key: str, problem: str) -> UsageError:
+        return UsageError(f"{self.source}: {key.lstrip('.')}: {problem}",
+                          title="Invalid configuration")
+
+    def invalid(self, key: str, value: object, expected: str) -> UsageError:
+        return UsageError(invalid_value(f"{self.source}: {key.lstrip('.')}", value, expected),
+                          title="Invalid configuration")
 
 OnMissingTarget = Literal["fail", "skip"]
 TagPolicy = Literal["all", "reachable", "none"]
@@ -239,13 +252,12 @@ def unknown_key(key: str, known: Mapping[str, Field]) -> str:
 def _checked(value: Any, field: Field, where: str, fail: Fail) -> Any:
     expected = field.expectation
     if not _of_type(value, field.type):
-        raise fail(where, f"expected {expected}, got {kind_of(value)}")
+        raise fail.invalid(where, value, f"{expected}, not {kind_of(value)}")
     if field.choices and value not in field.choices:
-        raise fail(where, f"expected {expected}, got {value!r}"
-                          f"{f' ({field.why})' if field.why else ''}")
+        raise fail.invalid(where, value, f"{expected}{f' ({field.why})' if field.why else ''}")
     if field.low is not None and field.high is not None and not (
             math.isfinite(value) and field.low <= value <= field.high):  # TOML has nan, inf
-        raise fail(where, f"expected {expected}, got {value}")
+        raise fail.invalid(where, value, expected)
     if field.key == "prepare":
         return _argv_lists(value, where, expected, fail)
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):

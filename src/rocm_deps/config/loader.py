@@ -68,11 +68,9 @@ def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
 
 def build_config(document: Mapping[str, Any], *, source: str,
                  profile: Profile = "rocm") -> Config:
-    def fail(key: str, problem: str) -> UsageError:
-        return UsageError(f"{source}: {key}: {problem}", title="Invalid configuration")
-
+    fail = Fail(source)
     merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
-    top = table_values(merged, TOP_LEVEL, "", lambda key, problem: fail(key[1:], problem))
+    top = table_values(merged, TOP_LEVEL, "", fail)
     dependencies = tuple(
         _dependency(name, table, fail) for name, table in top.get("dependencies", {}).items()
         if not (isinstance(table, Mapping) and table.get("enabled") is False))
@@ -141,11 +139,11 @@ def _entry(name: str, pattern: Any, rule: str, table: Any, rows: Mapping[str, Fi
 def _check_keys(values: Mapping[str, Any], where: str, fail: Fail) -> None:
     """The PR-body key and the dispatch input of a dependency or a value."""
     if "directive" in values and not DIRECTIVE_KEY.fullmatch(values["directive"]):
-        raise fail(f"{where}.directive", f"expected letters, digits, '-', '_' or '.', "
-                                         f"got {values['directive']!r}")
+        raise fail.invalid(f"{where}.directive", values["directive"],
+                           "letters, digits, '-', '_' or '.'")
     if "dispatch-input" in values and not INPUT_NAME.fullmatch(values["dispatch-input"]):
-        raise fail(f"{where}.dispatch-input",
-                   f"not a valid input name: {values['dispatch-input']!r}")
+        raise fail.invalid(f"{where}.dispatch-input", values["dispatch-input"],
+                           "an input name: letters, digits, '-' and '_'")
 
 
 def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
@@ -155,15 +153,13 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
                     "<name>_sha, '-' read as '_')", table, DEPENDENCY, where, fail)
     _git_package(name, values, where, fail)
     if not REPOSITORY.fullmatch(values["repository"]):
-        raise fail(f"{where}.repository",
-                   f"expected the form 'owner/repo', got {values['repository']!r}")
+        raise fail.invalid(f"{where}.repository", values["repository"], "the form 'owner/repo'")
     for prefix in values.get("rebuild-paths", ()):
         if not prefix or prefix.startswith(("/", "-")) or ".." in prefix.split("/"):
-            raise fail(f"{where}.rebuild-paths", f"expected paths inside the clone, got "
-                                                 f"{prefix!r}")
+            raise fail.invalid(f"{where}.rebuild-paths", prefix, "paths inside the clone")
     remote = values.get("remote", DEPENDENCY["remote"].default)
     if not remote or remote.startswith("-"):
-        raise fail(f"{where}.remote", f"not a valid remote name: {remote!r}")
+        raise fail.invalid(f"{where}.remote", remote, "a remote name, not starting with '-'")
     arguments = _fields(values, DEPENDENCY, name=name)
     if "dispatch-input" not in values:
         arguments["dispatch_input"] = arguments["dispatch_input"].replace("-", "_")
@@ -185,8 +181,8 @@ def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -
                           "image pip-installed from git, with no clone), not both and not "
                           "neither")
     if "distribution" in values and not DISTRIBUTION.fullmatch(values["distribution"]):
-        raise fail(f"{where}.distribution", f"expected a distribution name such as "
-                                            f"megatron-bridge, got {values['distribution']!r}")
+        raise fail.invalid(f"{where}.distribution", values["distribution"],
+                           "a distribution name such as megatron-bridge")
     # A git package is installed by pip from a commit, not from a work tree the tool could
     # patch: what the clone-only keys would do is not done, so they are refused, not ignored.
     clone_only = [key for key in CLONE_ONLY if "distribution" in values and key in values]
@@ -195,8 +191,8 @@ def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -
                                                "(`distribution`) is pip-installed from the "
                                                "named commit as it is")
     if "url" in values and not GIT_URL.fullmatch(values["url"]):
-        raise fail(f"{where}.url", f"expected an https:// or file:/// git URL of letters, "
-                                   f"digits and `._~/%+-`, got {str(values['url'])[:100]!r}")
+        raise fail.invalid(f"{where}.url", str(values["url"]),
+                           "an https:// or file:/// git URL of letters, digits and `._~/%+-`")
 
 
 def _value(name: str, table: Any, fail: Fail) -> ValueConfig:

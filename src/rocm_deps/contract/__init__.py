@@ -3,5 +3,5 @@ job), the `resolve` and `install` reports (read again by `comment`), and the `ma
 comment's data block (docs/architecture.md, *Command line and the documents*).
 
 The writer and the reader of a format live in one module. Pure: no I/O, no runner, no git.
-The settings that flow *into* a command live in `rocm_deps.settings`.
+The settings that flow *into* a command live in its folder (`<command>/settings.py`).
 """

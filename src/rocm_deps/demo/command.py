@@ -23,15 +23,13 @@ from pathlib import Path
 
 import rocm_deps
 from rocm_deps import process
-from rocm_deps import settings as edge_settings
 from rocm_deps.demo import sandbox
 from rocm_deps.demo.sandbox import toml_string
+from rocm_deps.demo.settings import DemoSettings
 from rocm_deps.demo.world import SCENARIOS
 from rocm_deps.errors import EXIT_OK, FatalError
-from rocm_deps.options import Given
 from rocm_deps.process import CommandFailed
 from rocm_deps.runner import Runner, parse_outputs
-from rocm_deps.settings import DemoSettings, Edge
 
 # The configuration a Miles-like repository would use on the MI350 image: the defaults (SGLang's
 # recipe redoes the image's pyproject swap after checkout) and the sandbox's paths.
@@ -49,9 +47,6 @@ retry-max-seconds = 0
 pip-args = ["--no-build-isolation"]
 """
 
-
-def build(given: Given, edge: Edge) -> DemoSettings:
-    return edge_settings.demo_settings(given, edge.environ, edge.interpreter)
 
 
 def run(settings: DemoSettings, runner: Runner) -> int:

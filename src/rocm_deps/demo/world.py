@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from rocm_deps.demo.package import ROCM_PYPROJECT_NOTE, Package, pyproject
-from rocm_deps.options import Scenario
+from rocm_deps.demo.settings import Scenario
 
 # The file the ROCm patch targets; real Megatron-LM deleted it upstream in 2026-03.
 ROCM_TARGET = "megatron/legacy/fused_kernels/__init__.py"

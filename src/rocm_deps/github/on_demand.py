@@ -27,7 +27,7 @@ from rocm_deps.errors import FatalError
 from rocm_deps.runner import Runner
 
 if TYPE_CHECKING:
-    from rocm_deps.settings import ApiSettings
+    from rocm_deps.edge import ApiSettings
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
 PREFIX = "rocm-deps-github-"

@@ -13,7 +13,7 @@ from rocm_deps.grammar.keys import RefKey, ValueKey
 from rocm_deps.grammar.refs import PLACEHOLDERS, ValueProblem, classify
 from rocm_deps.grammar.spelling import first_token, one_edit
 from rocm_deps.grammar.values import check_value
-from rocm_deps.messages import closest
+from rocm_deps.messages import did_you_mean
 
 Keyed = RefKey | ValueKey
 UNKNOWN_KEY = re.compile(r"ci-(?P<word>.{1,64})-pr", re.IGNORECASE)
@@ -134,11 +134,9 @@ class NearMisses:
     def unknown_key_message(self, key: str) -> str:
         match = UNKNOWN_KEY.fullmatch(key.replace("_", "-"))
         word = match.group("word") if match else key
-        close = closest(word.casefold(), self.names, cutoff=0.5)
         keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
-        directive = next((dependency.directive for dependency in self.by_key.values()
-                          if dependency.name == close), "")
-        hint = f"did you mean `{close}` (`{directive}`)? " if close else ""
+        hint = did_you_mean(word.casefold(), self.names, 0.5, {
+            dependency.name: dependency.directive for dependency in self.by_key.values()})
         return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
                 f"An unknown key is an error so that a typo cannot silently test the image's "
                 f"baseline instead")

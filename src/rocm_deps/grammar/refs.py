@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from rocm_deps.grammar.keys import REPOSITORY_NAME
-from rocm_deps.messages import full_sha_hint
+from rocm_deps.messages import CONTROL, code_point, full_sha_hint, show_controls
 
 # A full commit SHA (SHA-1 or SHA-256). Canonical form is lowercase; input may be either case.
 FULL_SHA_SOURCE = r"[0-9a-f]{40}|[0-9a-f]{64}"
@@ -34,8 +34,7 @@ _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
 
 
 def describe_character(character: str) -> str:
-    name = unicodedata.name(character, "unnamed character")
-    return f"U+{ord(character):04X} {name}"
+    return f"{code_point(character)} {unicodedata.name(character, 'unnamed character')}"
 
 
 def check_ref_format(ref: str) -> str | None:
@@ -54,7 +53,7 @@ def check_ref_format(ref: str) -> str | None:
     if forbidden:
         character = forbidden.group()
         shown = repr(character) if character.isprintable() and character != " " else (
-            "a space" if character == " " else f"control character U+{ord(character):04X}")
+            "a space" if character == " " else f"control character {code_point(character)}")
         return f"it contains {shown}, which git does not allow in a ref name"
     if ref == "@":
         return "'@' alone is not a ref name"
@@ -150,7 +149,6 @@ PLACEHOLDERS = frozenset({"none", "n/a", "na", "tbd", "todo", "null", "nil", "fa
 # Beyond git's rules, a branch or tag name may use only these (docs/architecture.md, *Directives*):
 # shell-safe.
 _SHELL_SAFE_REF = re.compile(r"[A-Za-z0-9._/+-]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -186,18 +184,13 @@ def remove_invisible(text: str) -> str:
     return "".join(character for character in text if not is_invisible(character))
 
 
-# Control characters other than the tab: quoted back, each would reach a log, an annotation
-# or the summary as a raw byte (a NUL, an escape sequence).
-_QUOTED_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-
-
 def show_invisible(text: str) -> str:
-    """`text` with each invisible or control character written as <U+XXXX>, for quoting in
-    messages."""
-    if text.isascii() and not _QUOTED_CONTROL.search(text):
-        return text
-    return "".join(f"<U+{ord(character):04X}>" if is_invisible(character)
-                   or _QUOTED_CONTROL.match(character) else character for character in text)
+    """`text` with each invisible or control character (but the tab) written as <U+XXXX>, for
+    quoting in messages: each would reach a log, an annotation or the summary as a raw byte."""
+    if not text.isascii():
+        text = "".join(f"<{code_point(character)}>" if is_invisible(character) else character
+                       for character in text)
+    return show_controls(text, "\t")
 
 
 def classify(value: str, repository: str) -> RefSpec | ValueProblem:
@@ -205,10 +198,10 @@ def classify(value: str, repository: str) -> RefSpec | ValueProblem:
     if not value:
         return ValueProblem("the value is empty; write a PR number, a commit SHA or a branch, "
                             "e.g. `#1234`")
-    control = _CONTROL.search(value)
+    control = CONTROL.search(value)
     if control:
         return ValueProblem(f"the value contains the control character "
-                            f"U+{ord(control.group()):04X}; retype it")
+                            f"{code_point(control.group())}; retype it")
     invisible = find_invisible(value)
     if invisible:
         return ValueProblem(f"the value contains the invisible character {invisible}; "

@@ -4,20 +4,14 @@ branch never silently loses it."""
 
 from __future__ import annotations
 
-from rocm_deps import settings as edge_settings
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.guard import report as merge_check_report
 from rocm_deps.guard.merge_check import check
-from rocm_deps.options import Given
+from rocm_deps.guard.settings import MergeCheckSettings
 from rocm_deps.reports.output import compact_json, publish
 from rocm_deps.runner import Runner
-from rocm_deps.settings import Edge, MergeCheckSettings
-
-
-def build(given: Given, edge: Edge) -> MergeCheckSettings:
-    return edge_settings.merge_check_settings(given, edge.environ)
 
 
 def run(settings: MergeCheckSettings, runner: Runner) -> int:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from rocm_deps.contract.resolve import MAX_FINDINGS
 from rocm_deps.grammar.directives import Finding
-from rocm_deps.options import Policy
+from rocm_deps.guard.settings import Policy
 
 Verdict = Literal["pass", "fail", "warn"]
 # What merge-check found of a named dependency pull request ("not asked": the policy refuses

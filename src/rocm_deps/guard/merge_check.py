@@ -32,10 +32,9 @@ from rocm_deps.grammar.directives import (
 )
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE, is_merge_ref
 from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
+from rocm_deps.guard.settings import MergeCheckSettings, Policy
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
-from rocm_deps.options import Policy
-from rocm_deps.settings import MergeCheckSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi

@@ -4,29 +4,25 @@ first (single-job use)."""
 
 from __future__ import annotations
 
-from rocm_deps import settings as edge_settings
 from rocm_deps.contract.install import InstallReport
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.install import report as install_report
 from rocm_deps.install.pipeline import Installer
-from rocm_deps.options import Given
+from rocm_deps.install.settings import InstallSettings
+from rocm_deps.messages import without_token
 from rocm_deps.reports.output import publish
 from rocm_deps.resolve import report as resolve_report
 from rocm_deps.resolve.resolver import resolve
 from rocm_deps.runner import Runner
-from rocm_deps.settings import Edge, InstallSettings
-
-
-def build(given: Given, edge: Edge) -> InstallSettings:
-    return edge_settings.install_settings(given, edge.environ,
-                                          edge_settings.resolve_settings(given, edge.environ),
-                                          cwd=edge.cwd, interpreter=edge.interpreter)
 
 
 def run(settings: InstallSettings, runner: Runner) -> int:
     overrides = settings.overrides
     if overrides is None:  # single-job use: resolve the event first (the API only then)
+        if settings.resolve.api.empty_variable:
+            runner.warning(without_token(settings.resolve.api.empty_variable),
+                           title="rocm-deps: no token")
         ensure_github(settings.resolve.api, runner)
         resolved = resolve(settings.resolve)
         resolve_report.show(resolved, settings.config, runner, None)

@@ -166,9 +166,7 @@ class Git:
 
     def layout(self) -> Layout | None:
         """The top of the work tree and the git directory, or None outside a work tree."""
-        # process.run directly: the first git call of an install, kept a short path away.
-        result = process.run(self.argv("rev-parse", "--show-toplevel", "--absolute-git-dir"),
-                             self.runner, env=self.env, echo=False)
+        result = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", echo=False)
         lines = result.stdout.splitlines()
         return Layout(Path(lines[0]), Path(lines[1])) if result.ok and len(lines) == 2 else None
 

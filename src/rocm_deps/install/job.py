@@ -26,8 +26,8 @@ from rocm_deps.install.record import (
     Request,
     sha256_of,
 )
+from rocm_deps.install.settings import InstallSettings
 from rocm_deps.runner import Runner
-from rocm_deps.settings import InstallSettings
 
 ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"
 NAMES_IN_MESSAGE = 5  # file names a warning lists before "…"

@@ -1,13 +1,15 @@
 """Put exactly the named dependency commits into the container (docs/architecture.md, *The install
 pipeline*).
 
-For each overridden dependency: open the clone and lock it; skip everything when the
+For each configured dependency: open the clone and lock it; skip everything when the
 install record says this commit with these patches is already installed into this
 interpreter (the up-to-date check); else walk `STEPS`, the one list of what an install does.
-A real run, a dry run and a dry run without the clone (a laptop away from the image) all walk
-that list, so a plan can never leave out a step that the run takes. After every dependency,
-`install_workspace` reinstalls the workspace. Dependencies that are not named are never
-touched. Settings in, a `DependencyReport` out; nothing here prints a summary or an output.
+A dependency that is not named is held at the image's copy: when an earlier run moved it, the
+same steps return it to the image's recorded commit. A real run, a dry run and a dry run
+without the clone (a laptop away from the image) all walk that list, so a plan can never
+leave out a step that the run takes. A git package (no clone) is installed by
+`git_package.install`. After every dependency, `install_workspace` reinstalls the workspace.
+Settings in, a `DependencyReport` out; nothing here prints a summary or an output.
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ from rocm_deps.contract.install import (
 )
 from rocm_deps.contract.overrides import Override
 from rocm_deps.install import build, checkout, clean, git_package, patches, recipe
-from rocm_deps.install.git import Git
+from rocm_deps.install.git import Git, Layout
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed, timed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
 from rocm_deps.install.record import Record, RecordFile, tree_fingerprint
+from rocm_deps.install.settings import InstallSettings
 from rocm_deps.runner import Runner
-from rocm_deps.settings import InstallSettings
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ class Installer:
                     elif self.settings.dry_run and not Path(dependency.path).exists():
                         self._walk(self._job_without_clone(dependency, wanted, report))
                     else:
-                        job = self._open(dependency, wanted, report)
+                        git = self._git(dependency)
+                        job = self._job(dependency, wanted, report, git, git.layout())
                         job.restoring = override is None
                         self._install(job)
                 except OSError as error:  # disk full, read-only file system, ...
@@ -200,20 +203,22 @@ class Installer:
         git = Git(path, self.runner, self.settings.environ, dry_run=True)
         return Job(dependency, override, report, git, None, self._patch_files(dependency))
 
-    def _open(self, dependency: DependencyConfig, override: Override,
-              report: DependencyReport) -> Job:
-        """The path must be the top of a git work tree."""
+    def _git(self, dependency: DependencyConfig) -> Git:
+        """git in the dependency's clone, which must exist."""
         path = Path(dependency.clone)
-        where = (f"set `dependencies.{dependency.name}.path` in the config if the checkout "
-                 f"lives elsewhere")
         if not path.is_dir():
             raise StepFailed("check", f"{path} does not exist; the container image is expected "
-                                      f"to have a clone of {dependency.repository} there; {where}")
-        git = Git(path.resolve(), self.runner, self.settings.environ,
-                  dry_run=self.settings.dry_run)
-        layout = git.layout()
-        if layout is None or layout.top.resolve() != path.resolve():
-            raise StepFailed("check", f"{path} is not the top of a git work tree; {where}")
+                                      f"to have a clone of {dependency.repository} there; "
+                                      f"{_where(dependency)}")
+        return Git(path.resolve(), self.runner, self.settings.environ,
+                   dry_run=self.settings.dry_run)
+
+    def _job(self, dependency: DependencyConfig, override: Override, report: DependencyReport,
+             git: Git, layout: Layout | None) -> Job:
+        """The clone's path must be the top of a git work tree (`layout`)."""
+        if layout is None or layout.top.resolve() != git.path:
+            raise StepFailed("check", f"{dependency.clone} is not the top of a git work tree; "
+                                      f"{_where(dependency)}")
         return Job(dependency, override, report, git, RecordFile(layout.git_dir),
                    self._patch_files(dependency))
 
@@ -293,6 +298,11 @@ def _image_copy(name: str, commit: str | None = None) -> Override:
     clone's image state is read)."""
     return Override(name, "commit", commit or "the image's copy", "image", "not named",
                     sha=commit)
+
+
+def _where(dependency: DependencyConfig) -> str:
+    return (f"set `dependencies.{dependency.name}.path` in the config if the checkout lives "
+            f"elsewhere")
 
 
 def _left_at(report: DependencyReport) -> str:

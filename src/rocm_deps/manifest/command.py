@@ -3,21 +3,15 @@ comment (docs/architecture.md, *What was tested*) that `merge-check --require-te
 
 from __future__ import annotations
 
-from rocm_deps import settings as edge_settings
 from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.manifest import text as manifest_report
 from rocm_deps.manifest.comment import collect, set_status, upsert
+from rocm_deps.manifest.settings import CommentSettings
 from rocm_deps.messages import needs_token
-from rocm_deps.options import Given
 from rocm_deps.reports.output import publish
 from rocm_deps.runner import Runner
-from rocm_deps.settings import CommentSettings, Edge
-
-
-def build(given: Given, edge: Edge) -> CommentSettings:
-    return edge_settings.comment_settings(given, edge.environ)
 
 
 def run(settings: CommentSettings, runner: Runner) -> int:

@@ -40,7 +40,7 @@ from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.settings import CommentSettings
+from rocm_deps.manifest.settings import CommentSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi

@@ -1,5 +1,5 @@
-"""How the reports are shown: step outputs (docs/architecture.md, *Action outputs*), job summaries,
-annotations and the text printed on stdout, one module per command (`resolve`, `install`,
-`merge_check`) and the Markdown they share (`markdown`). Data in, strings out; the commands decide
-when to write them, through `output.publish`.
+"""What every command's report shares: the Markdown of job summaries (`markdown`: quoted input
+escaped) and how a report reaches its channels (`output.publish`: step outputs, the summary,
+the JSON or text on stdout). Each command's own report lives in its folder (`resolve/report.py`,
+`install/report.py`, ...). Data in, strings out.
 """

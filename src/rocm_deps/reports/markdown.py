@@ -4,9 +4,9 @@ image or HTML (docs/architecture.md, *Trust*)."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
+from rocm_deps.messages import CONTROL
 from rocm_deps.runner import escaped_line
 
 
@@ -14,7 +14,7 @@ def markdown_cell(value: object) -> str:
     """Render a value inside a Markdown table cell without breaking the table."""
     text = "" if value is None else str(value)
     # Every control character (\r too: cmark ends a line at a lone \r) becomes a space.
-    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    text = CONTROL.sub(" ", text)
     text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
     return f"`{text}`" if text else ""
 

@@ -33,7 +33,7 @@ from rocm_deps.grammar.directives import (
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_base
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
-from rocm_deps.settings import ResolveSettings
+from rocm_deps.resolve.settings import ResolveSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi

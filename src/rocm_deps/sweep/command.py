@@ -4,21 +4,15 @@ the description names; `--rerun moved` re-runs a suite whose dependency pull req
 
 from __future__ import annotations
 
-from rocm_deps import settings as edge_settings
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.messages import needs_token
-from rocm_deps.options import Given
 from rocm_deps.reports.output import compact_json, publish
 from rocm_deps.runner import Runner
-from rocm_deps.settings import Edge, SweepSettings
 from rocm_deps.sweep import report as sweep_report
+from rocm_deps.sweep.settings import SweepSettings
 from rocm_deps.sweep.sweeper import sweep
-
-
-def build(given: Given, edge: Edge) -> SweepSettings:
-    return edge_settings.sweep_settings(given, edge.environ)
 
 
 def run(settings: SweepSettings, runner: Runner) -> int:

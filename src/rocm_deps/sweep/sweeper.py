@@ -36,7 +36,7 @@ from rocm_deps.github.answers import ApiError, ApiUnreachable, CommitStatus, Ope
 from rocm_deps.grammar.directives import code_findings, parse_body
 from rocm_deps.grammar.refs import is_merge_ref
 from rocm_deps.manifest.comment import UNREADABLE, manifests
-from rocm_deps.settings import SweepSettings
+from rocm_deps.sweep.settings import SweepSettings
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi

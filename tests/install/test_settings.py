@@ -1,4 +1,5 @@
-"""Settings built at the edge: the interpreter search, booleans, defaults from the environment."""
+"""install's settings, built at the edge: the interpreter search, booleans, defaults from the
+environment."""
 
 from __future__ import annotations
 
@@ -10,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.cli import build_parser, given_from_arguments
+from rocm_deps.edge import Edge, Interpreter
 from rocm_deps.errors import UsageError
+from rocm_deps.install.settings import OPTIONS, build, find_python
 from rocm_deps.options import Given, read
-from rocm_deps.settings import (
-    Interpreter,
-    find_python,
-    install_bases,
-    install_settings,
-    resolve_settings,
-)
 
 OUTSIDE_ANY_VENV = Interpreter("/usr/bin/python3", "/usr", "/usr")
 
@@ -60,14 +56,15 @@ def test_requested_python_must_exist(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("value", "expected"), [
     ("true", True), ("TRUE", True), ("True", True), (" false ", False), ("FALSE", False)])
 def test_booleans_in_any_case(value: str, expected: bool) -> None:
-    assert read("install", {"workspace-install": value}).flag("workspace-install") is expected
+    assert read("install", OPTIONS, {"workspace-install": value}).flag(
+        "workspace-install") is expected
 
 
 @pytest.mark.parametrize("value", ["yes", "1", "on", "truee"])
 def test_other_booleans_are_errors_naming_the_option(value: str) -> None:
     with pytest.raises(UsageError, match=f"--workspace-install has invalid value {value!r}. "
                                          "Expected `true` or `false`"):
-        read("install", {"workspace-install": value})
+        read("install", OPTIONS, {"workspace-install": value})
 
 
 def arguments(*argv: str) -> Given:
@@ -79,11 +76,10 @@ def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:
                "GITHUB_API_URL": "http://127.0.0.1:1/api", "TOKEN_VAR": " t0ken ",
                "GITHUB_WORKSPACE": str(tmp_path), "PATH": str(fake_python(tmp_path / "bin").parent)}
     parsed = arguments("--github-token-env", "TOKEN_VAR", "--workspace-install", "False")
-    resolve = resolve_settings(parsed, environ)
+    install = build(parsed, Edge(environ, Path("/nowhere"), OUTSIDE_ANY_VENV))
+    resolve = install.resolve
     assert (resolve.event_path, resolve.event_name) == (tmp_path / "e.json", "push")
     assert (resolve.api.url, resolve.api.token) == ("http://127.0.0.1:1/api", "t0ken")
-    install = install_settings(parsed, environ, resolve, cwd=Path("/nowhere"),
-                               interpreter=OUTSIDE_ANY_VENV)
     assert install.workspace == tmp_path.resolve()
     assert install.python == str(tmp_path / "bin" / "python3")
     assert install.config.install.workspace_install is False
@@ -91,23 +87,5 @@ def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:
     assert install.overrides is None  # resolve from the event
     without_workspace = {key: value for key, value in environ.items()
                          if key != "GITHUB_WORKSPACE"}
-    assert install_settings(parsed, without_workspace, resolve, cwd=tmp_path / "bin",
-                            interpreter=OUTSIDE_ANY_VENV).workspace == (tmp_path / "bin").resolve()
-
-
-
-def test_a_uv_planted_in_the_working_directory_is_never_found(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    planted = tmp_path / "uv"
-    planted.write_text("#!/bin/sh\necho planted\n")
-    planted.chmod(0o755)
-    monkeypatch.chdir(tmp_path)
-    environ = {"PATH": ":/nonexistent"}  # the empty entry is the working directory
-    assert shutil.which("uv", path=environ["PATH"]) == "uv"  # what a plain lookup would run
-    assert resolve_settings(read("resolve", {}), environ).api.uv is None
-    assert resolve_settings(read("resolve", {}), environ).api.environ["PATH"] == "/nonexistent"
-
-
-def test_pygithub_goes_to_runner_temp_else_to_the_temporary_directory() -> None:
-    assert install_bases({"RUNNER_TEMP": "/rt", "TMPDIR": "/t"}) == (Path("/rt"), Path("/t"))
-    assert install_bases({"TMPDIR": "/t", "HOME": "/h"}) == (Path("/t"),)
+    assert build(parsed, Edge(without_workspace, tmp_path / "bin", OUTSIDE_ANY_VENV)
+                 ).workspace == (tmp_path / "bin").resolve()
