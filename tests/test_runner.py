@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import re
 from pathlib import Path
@@ -92,8 +93,36 @@ def test_mask_hides_secret_everywhere_after(tmp_path: Path) -> None:
     runner.mask("s3cr3t-token")
     runner.info("using s3cr3t-token now")
     runner.add_summary("token: s3cr3t-token")
-    assert stream.getvalue().splitlines() == ["::add-mask::s3cr3t-token", "using *** now"]
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "::add-mask::s3cr3t-token"
+    assert lines[-1] == "using *** now"
+    # Each form of the token is masked in the runner's log too (its hex, its base64, ...).
+    assert f"::add-mask::{b's3cr3t-token'.hex()}" in lines[1:-1]
+    assert all(line.startswith("::add-mask::") for line in lines[1:-1])
     assert "s3cr3t-token" not in summary.read_text()
+
+
+@pytest.mark.parametrize("echoed", [
+    base64.b64encode(b"ghp_rocmdepsTESTtoken0123456789abcdef").decode(),
+    base64.b64encode(b"x-access-token:ghp_rocmdepsTESTtoken0123456789abcdef").decode(),
+    base64.encodebytes(b"p" * 50 + b"x-access-token:ghp_rocmdepsTESTtoken0123456789abcdef"
+                       ).decode(),
+    "rocmdepsTESTtoken0123456789abcdef",
+    b"ghp_rocmdepsTESTtoken0123456789abcdef".hex(),
+], ids=["base64", "basic-auth-base64", "base64-wrapped-76", "without-prefix", "hex"])
+def test_a_message_echoing_the_token_in_another_form_is_masked(tmp_path: Path,
+                                                               echoed: str) -> None:
+    log = io.StringIO()
+    summary = tmp_path / "summary.md"
+    runner = Runner(github_actions=False, stream=log, summary_path=summary)
+    runner.mask("ghp_rocmdepsTESTtoken0123456789abcdef")
+    runner.error(f"Bad credentials: {echoed}", title="api")
+    runner.add_summary(f"Bad credentials: {echoed}")
+    for channel in (log.getvalue(), summary.read_text()):
+        assert "Bad credentials: " in channel
+        assert "rocmdepsTESTtoken" not in channel
+        compact = "".join(channel.split())
+        assert "".join(echoed.split())[8:-8] not in compact
 
 
 def test_group_markers() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
@@ -54,28 +55,46 @@ def absolute_search_path(environ: Mapping[str, str]) -> str:
                            if Path(entry).is_absolute())
 
 
+# A token's kind prefix (ghp_, ghs_, gho_, ghu_, ghr_, github_pat_): the rest is the secret.
+_TOKEN_PREFIX = re.compile(r"[a-z]+(?:_pat)?_")
+MIN_FORM = 8  # shorter pieces of an encoding would hide ordinary text
+
+
 def token_forms(token: str) -> tuple[str, ...]:
-    """How a token appears in an environment value: as it is, URL-encoded, and base64-encoded
-    after any prefix (actions/checkout's `AUTHORIZATION: basic base64(x-access-token:TOKEN)`
-    extraheader in GIT_CONFIG_PARAMETERS): the part of the encoding that only the token's
-    bytes decide, at each of the three alignments."""
-    raw = token.encode()
-    forms = {token, urllib.parse.quote(token, safe="")}
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + raw).decode()
-        core = encoded[(4 * offset + 2) // 3 + 1:-4]
-        if len(core) >= 8:
-            forms.add(core)
-    return tuple(form for form in forms if form)
+    """Every form in which the token (or the token without its kind prefix) may appear in an
+    environment value or an echoed message: as it is, URL-encoded, hex-encoded in either case,
+    and base64-encoded (standard or URL-safe) after any prefix (actions/checkout's
+    `AUTHORIZATION: basic base64(x-access-token:TOKEN)` extraheader): the part of the
+    encoding that only the token's bytes decide, at each of the three alignments. Wrapped
+    base64 (a line break every 64 or 76 characters) is found by `carries`."""
+    found = _TOKEN_PREFIX.match(token)
+    secrets = {token, *((token[found.end():],) if found and
+                        len(token) - found.end() >= 2 * MIN_FORM else ())}
+    forms = set()
+    for secret in secrets:
+        raw = secret.encode()
+        forms |= {secret, urllib.parse.quote(secret, safe=""), raw.hex(), raw.hex().upper()}
+        for offset in range(3):
+            encoded = base64.b64encode(b"\0" * offset + raw).decode()
+            core = encoded[(4 * offset + 2) // 3 + 1:-4]
+            forms |= {core, core.replace("+", "-").replace("/", "_")}
+    return tuple(sorted((form for form in forms if len(form) >= MIN_FORM), key=len,
+                        reverse=True))
+
+
+def carries(value: str, forms: tuple[str, ...]) -> bool:
+    """Whether `value` holds one of the token's `forms`, also across the line breaks of a
+    wrapped encoding."""
+    unwrapped = "".join(value.split())
+    return any(form in value or form in unwrapped for form in forms)
 
 
 def child_environment(environ: Mapping[str, str], token: str | None) -> dict[str, str]:
     """The one environment every child process starts from: no token variable, no value that
-    carries the token (plain, URL-encoded or base64), PATH with absolute entries only."""
+    carries the token in any form (`token_forms`), PATH with absolute entries only."""
     forms = token_forms(token) if token else ()
     environment = {name: value for name, value in environ.items()
-                   if name.upper() not in TOKEN_VARIABLES
-                   and not any(form in value for form in forms)}
+                   if name.upper() not in TOKEN_VARIABLES and not carries(value, forms)}
     environment["PATH"] = absolute_search_path(environ)
     return environment
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
+from rocm_deps.environment import token_forms
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.messages import show_controls
 
@@ -88,6 +89,8 @@ class Runner:
     summary_path: Path | None = None
     stream: TextIO = field(default_factory=lambda: sys.stderr)
     secrets_to_hide: list[str] = field(default_factory=list)
+    _wrapped_forms: list[str] = field(default_factory=list, repr=False)
+    _wrapped: re.Pattern[str] | None = field(default=None, repr=False)
 
     def hide(self, text: str) -> str:
         """`text` with every registered secret replaced, and ready for a UTF-8 channel (a
@@ -95,6 +98,8 @@ class Runner:
         text = without_lone_surrogates(text)
         for secret in self.secrets_to_hide:
             text = text.replace(secret, "***")
+        if self._wrapped is not None:  # an encoding of a secret, wrapped over lines
+            text = self._wrapped.sub("***", text)
         return text
 
     def _print(self, line: str) -> None:
@@ -109,11 +114,17 @@ class Runner:
         summary's escaped text included (`ghp\\_…` is the token too)."""
         if not secret:
             return
-        self.secrets_to_hide.append(secret)
+        forms = token_forms(secret)
+        for form in (secret, *forms):
+            if form not in self.secrets_to_hide:
+                self.secrets_to_hide.append(form)
+                if self.github_actions:
+                    print(f"::add-mask::{escape_data(form)}", file=self.stream, flush=True)
         if escaped_line(secret) != secret:
             self.secrets_to_hide.append(escaped_line(secret))
-        if self.github_actions:
-            print(f"::add-mask::{escape_data(secret)}", file=self.stream, flush=True)
+        self._wrapped_forms += [r"\s*".join(map(re.escape, form)) for form in forms]
+        if self._wrapped_forms:
+            self._wrapped = re.compile("|".join(self._wrapped_forms))
 
     def annotate(
         self, level: AnnotationLevel, message: str, *, title: str = "", line: int | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_deps.guard.document import PullState, Verdict
-from rocm_deps.guard.merge_check import judge
+from rocm_deps.guard.merge_check import policy_verdict as judge
 from rocm_deps.guard.settings import Policy
 
 REPOSITORY = "sgl-project/sglang"

@@ -64,6 +64,7 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
     def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
                event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
         path = write_event(body, number=7, repository="radixark/miles", head=MILES_HEAD)
+        github.repository("radixark/miles").pulls[7]["body"] = body  # the live description
         report, resolved = resolve_report(cli, path, config, env, tmp_path)
         if installs is None:
             installs = (installed_everything(resolved, tmp_path),)
@@ -429,9 +430,8 @@ def test_require_tested_fails_once_the_dependency_moves(comment: Run, guard: Gua
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"] == (
-        f"pull request #7: sgl-project/sglang#102 moved since suite `{SUITE}` ({RUN}) tested "
-        f"it: tested {HEAD_102}, head now {MOVED}. Re-run the suite so that CI tests the new "
-        f"head")
+        f"pull request #7: suite `{SUITE}` ({RUN}): sglang#102 moved 2222222→7777777 since "
+        f"tested. Re-run the suite so that CI tests what the description names now")
     assert "::error title=rocm-deps%3A tested dependency moved::" in result.stderr
 
 
@@ -440,7 +440,7 @@ def test_require_tested_fails_when_the_named_pr_is_not_the_tested_one(
     assert comment("ci-sglang-pr: #101").code == 0
     result = guard("ci-sglang-pr: #102")
     assert result.code == 1
-    assert f"sgl-project/sglang#102 was not tested by suite `{SUITE}`" in result.stderr
+    assert f"suite `{SUITE}` ({RUN}): sglang#102 not tested by this run" in result.stderr
 
 
 @pytest.mark.parametrize(("event", "code", "level"), [("merge_group", 1, "error"),
@@ -564,7 +564,7 @@ def test_a_manifest_for_another_repository_does_not_count(guard: Guard,
             "someone/sglang-fork", "refs/pull/102/head", HEAD_102, 102)})))
     result = guard("ci-sglang-pr: #102")
     assert result.code == 1
-    assert f"sgl-project/sglang#102 was not tested by suite `{SUITE}`" in result.stderr
+    assert f"suite `{SUITE}` ({RUN}): sglang#102 not tested by this run" in result.stderr
 
 
 SHA_A, SHA_B = "a" * 40, "b" * 40
@@ -578,9 +578,9 @@ def test_a_branch_fails_require_tested_once_a_manifest_exists(
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"] == (
-        "pull request #7: `ci-sglang-pr: feature-x` names a branch or tag, which moves "
-        "without a trace: --require-tested cannot confirm that what was tested is what it "
-        "names now. Name the pull request or the commit SHA")
+        f"pull request #7: suite `{SUITE}` ({RUN}): sglang feature-x names a branch or tag, "
+        f"which moves without a trace: name the pull request or the commit. Re-run the suite "
+        f"so that CI tests what the description names now")
 
 
 def test_a_sha_edited_after_the_run_fails_require_tested(
@@ -593,8 +593,8 @@ def test_a_sha_edited_after_the_run_fails_require_tested(
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"] == (
-        f"pull request #7: `ci-sglang-pr: {SHA_B}` names {SHA_B}, but suite `{SUITE}` ({RUN}) "
-        f"tested {SHA_A} of sgl-project/sglang: re-run the suite so that CI tests it")
+        f"pull request #7: suite `{SUITE}` ({RUN}): sglang {SHA_B[:7]} not tested (tested "
+        f"{SHA_A[:7]}). Re-run the suite so that CI tests what the description names now")
 
 
 def test_a_sha_never_tested_fails_a_merge_group_without_a_manifest(guard: Guard) -> None:
@@ -694,7 +694,7 @@ def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
     github.repository("sgl-project/sglang").pulls[102]["head"]["sha"] = MOVED
     moved = guard("ci-sglang-pr: #102", event="pull_request")
     assert moved.code == 1
-    assert f"moved since suite `{SUITE}` tested it" in moved.stderr
+    assert f"suite `{SUITE}`: sglang#102 moved 2222222→7777777 since tested" in moved.stderr
 
 
 def test_under_workflow_run_the_payloads_pull_request_wins_over_the_artifact(
@@ -812,8 +812,8 @@ def test_require_tested_checks_every_suites_comment_by_default(
     assert result.code == 1
     [error] = json.loads(result.stdout)["errors"]
     assert error["message"].startswith(
-        f"pull request #7: sgl-project/sglang#102 moved since suite `{CUDA}` ({RUN}) tested "
-        f"it: tested {HEAD_102}, head now {MOVED}")
+        f"pull request #7: suite `{CUDA}` ({RUN}): sglang#102 moved 2222222→7777777 since "
+        f"tested")
     only_rocm = guard("ci-sglang-pr: #102", "--suite", SUITE)
     assert only_rocm.code == 0, only_rocm.stderr
     assert json.loads(only_rocm.stdout)["errors"] == []
@@ -902,5 +902,47 @@ def test_require_tested_compares_a_merges_head_and_only_shows_its_base_moving(
     sglang.add_pull(102, MOVED, base_sha=NEW_BASE, merge_commit_sha=NEW_MERGE)
     failed = guard(f"ci-sglang-pr: {value}")
     assert failed.code == 1
-    assert (f"sgl-project/sglang#102 moved since suite `{SUITE}` ({RUN}) tested it: tested "
-            f"{HEAD_102}, head now {MOVED}") in failed.stderr
+    assert f"suite `{SUITE}` ({RUN}): sglang#102 moved 2222222→7777777 since tested" in (
+        failed.stderr)
+
+
+@pytest.mark.parametrize("event", ["pull_request", "merge_group"])
+@pytest.mark.parametrize(("tested_body", "body_now", "why"), [
+    ("ci-sglang-pr: #102", "The fix landed upstream.",
+     "sglang tested at 2222222, no longer named"),
+    ("ci-sglang-pr: #102\nci-megatron-pr: #84", "ci-sglang-pr: #102",
+     "megatron tested at 8888888, no longer named"),
+], ids=["all-dropped", "one-of-two-dropped"])
+def test_require_tested_fails_when_a_tested_directive_is_dropped(
+        comment: Run, guard: Guard, github: FakeGitHub, tested_body: str, body_now: str,
+        why: str, event: str) -> None:
+    """The sweep's verdict, the guard's: what the suite tested is not what is named now."""
+    github.repository("radixark/Megatron-LM").add_pull(84, "8" * 40)
+    assert comment(tested_body).code == 0
+    result = guard(body_now, event=event)
+    assert result.code == 1, result.stdout
+    [error] = json.loads(result.stdout)["errors"]
+    assert why in error["message"]
+
+
+def test_a_re_run_resolves_the_description_as_it_is_now(cli: Cli, tmp_path: Path,
+                                                        write_event: EventWriter,
+                                                        github: FakeGitHub,
+                                                        config: Path) -> None:
+    """A re-run replays the event: its payload names SGLang #102, the description now names
+    Megatron-LM #84. With a token and the default body-source, #84 alone is tested."""
+    github.repository("radixark/Megatron-LM").add_pull(84, "8" * 40)
+    github.repository("radixark/miles").pulls[7]["body"] = "ci-megatron-pr: #84\n"
+    event = write_event("ci-sglang-pr: #102\n", number=7, repository="radixark/miles",
+                        head=MILES_HEAD)
+    result = cli("resolve", "--event-name", "pull_request", "--event-path", event, "--config",
+                 str(config), "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json",
+                 env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
+    assert result.code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {name: (entry["ref"], entry["sha"]) for name, entry in report["overrides"].items()} == {
+        "megatron": ("refs/pull/84/head", "8" * 40)}
+    assert report["body_read_from"] == ("pull request #7 of radixark/miles, read from the API "
+                                        "(the current description)")
+    assert "PR body read from: pull request #7 of radixark/miles, read from the API" in (
+        result.summary)

@@ -385,3 +385,127 @@ def test_two_suites_recording_one_run_share_one_rerun(
     moved = "sglang#102 moved 2222222→7777777 since tested; re-run requested"
     assert sorted(statuses(tested)[10][:2]) == [("rocm-deps: CUDA", "failure", moved),
                                                 (CONTEXT, "failure", moved)]
+
+
+def test_a_pull_request_naming_nothing_never_turns_a_shared_head_green(
+        cli: Cli, tested: FakeGitHub, config: Path) -> None:
+    """A status belongs to a commit: a fork opens #251 on #10's head, naming nothing. While
+    #10's dependency moved, the head stays `failure`, every sweep, and #10's run is re-run
+    once for the move."""
+    miles = tested.repository(MILES)
+    miles.add_pull(251, head_of(10), body="Nothing named here.", author="FIRST_TIMER",
+                   head_repository="stranger/miles")
+    miles.pulls[251]["updated_at"] = "2099-01-01T00:00:00Z"  # recently edited, read
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    moved = "sglang#102 moved 2222222→7777777 since tested; re-run requested"
+    for _ in range(3):
+        result = sweep(cli, tested, config, "--rerun", "moved")
+        assert result.code == 0, result.stderr
+        newest = miles.statuses[head_of(10)][0]
+        assert (newest["context"], newest["state"], newest["description"]) == (
+            CONTEXT, "failure", moved)
+    assert miles.reruns == [1010, 1020]  # once for the move, not once per sweep
+    assert [entry["description"] for entry in miles.statuses[head_of(10)]].count(moved) == 1
+
+
+def test_the_worst_verdict_of_two_naming_pull_requests_on_one_head_is_its_status(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+        tmp_path: Path) -> None:
+    """#30 (tested, success) and #252 on the same head naming SGLang #103, not tested:
+    the head is `pending`, never #30's green; the report says whose verdict it shows."""
+    run_the_suite_on(cli, write_event, github, config, tmp_path, 30)
+    github.repository(MILES).add_pull(252, head_of(30), body="ci-sglang-pr: #103\n")
+    result = sweep(cli, github, config, "--suite", SUITE)
+    assert result.code == 0, result.stderr
+    assert statuses(github)[30][0][1:] == (
+        "pending", "sglang#103 named; not reported by this suite yet")
+    judged = {entry["pull"]: entry for entry in json.loads(result.stdout)["judged"]}
+    assert (judged[30]["state"], judged[30]["written"]) == ("success", False)
+    assert judged[30]["status"] == ("pending: sglang#103 named; not reported by this suite yet "
+                                    "(its head's, from #252)")
+    assert (judged[252]["state"], judged[252]["written"]) == ("pending", True)
+
+
+def test_reruns_only_for_pull_requests_trusted_with_the_runner(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+        tmp_path: Path) -> None:
+    """Three first-timers' fork pull requests tested against SGLang #102 come before a
+    member's; with one re-run to give, the member's run gets it and the forks are listed."""
+    miles = github.repository(MILES)
+    for number in (10, 20, 30):
+        miles.pulls[number]["author_association"] = "FIRST_TIME_CONTRIBUTOR"
+        miles.pulls[number]["head"]["repo"]["full_name"] = f"fork{number}/miles"
+    miles.pulls[40]["body"] = "ci-sglang-pr: #102\n"
+    NAMING_40 = miles.pulls[40]["body"]
+    for number in (10, 20):
+        run_the_suite_on(cli, write_event, github, config, tmp_path, number)
+    run_the_suite_on(cli, write_event, github, config, tmp_path, 40, NAMING_40)
+    github.repository("sgl-project/sglang").move(102, MOVED)
+    result = sweep(cli, github, config, "--rerun", "moved", "--max-reruns", "1")
+    assert result.code == 0, result.stderr
+    assert miles.reruns == [1040]
+    skipped = json.loads(result.stdout)["skipped_reruns"]
+    assert skipped == [
+        f"#{number} `{SUITE}`: from fork{number}/miles by a FIRST_TIME_CONTRIBUTOR author, "
+        f"not trusted with the runner (trusted-associations)" for number in (10, 20)]
+    assert "re-run not asked: #10" in cli("sweep", "--config", str(config), "--github-token-env",
+                                          "TEST_GITHUB_TOKEN", "--rerun", "moved",
+                                          env=environment(github)).stdout
+
+
+def test_merge_with_base_is_judged_as_resolve_named_it(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, tmp_path: Path) -> None:
+    """With `merge-with-base = true`, `#102` names SGLang #102 merged onto its base; the
+    sweep reads it so: success while its head stays, a move when it moves."""
+    sglang = github.repository("sgl-project/sglang")
+    sglang.pulls[102]["merge_commit_sha"] = "9" * 40
+    sglang.commits.append("9" * 40)
+    config = tmp_path / "merge.toml"
+    config.write_text("[dependencies.sglang]\nmerge-with-base = true\n", encoding="utf-8")
+    run_the_suite_on(cli, write_event, github, config, tmp_path, 10)
+    assert sweep(cli, github, config, "--suite", SUITE).code == 0
+    assert statuses(github)[10][0][1:] == ("success", "tested sglang#102 at 2222222")
+    sglang.move(102, MOVED)
+    assert sweep(cli, github, config, "--suite", SUITE, "--rerun", "moved").code == 0
+    assert statuses(github)[10][0][1:] == (
+        "failure", "sglang#102 moved 2222222→7777777 since tested; re-run requested")
+
+
+def test_a_sweep_stopped_inside_a_pull_request_writes_nothing_for_it(github: FakeGitHub,
+                                                                    tmp_path: Path) -> None:
+    """#20 names SGLang #102 and Megatron-LM #55; the time runs out between the two reads:
+    #20 is not judged and its head gets no status (not `could not be read`)."""
+    from rocm_deps.config import load_config
+    from rocm_deps.edge import ApiSettings
+    from rocm_deps.github.api import GitHubApi
+    from rocm_deps.sweep.settings import SweepSettings
+    from rocm_deps.sweep.sweeper import sweep as run_sweep
+
+    github.repository(MILES).pulls[20]["body"] = "ci-sglang-pr: #102\nci-megatron-pr: #55\n"
+    config = load_config(None, "rocm")
+    settings = SweepSettings(config, MILES, ApiSettings(github.url, TOKEN), suites=(SUITE,),
+                             max_seconds=100)
+    # The start, then the questions after the list: #10's comments, statuses, #102; #20's
+    # comments, statuses (#102 is known), and #55, the sixth, past 80 % of the time.
+    ticks = iter([0.0, *([1.0] * 5), 90.0, *([91.0] * 50)])
+    report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
+                       clock=lambda: next(ticks))
+    assert report.stopped.startswith("stopped at pull request #20, 20 of 250")
+    assert [judged.pull for judged in report.judged] == [10]
+    assert head_of(20) not in github.repository(MILES).statuses
+
+
+def test_a_dry_run_reads_as_a_sweep_does_and_writes_nothing(cli: Cli, tested: FakeGitHub,
+                                                            config: Path) -> None:
+    tested.repository("sgl-project/sglang").move(102, MOVED)
+    before = statuses(tested)
+    result = cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
+                 "--rerun", "moved", "--dry-run", env=environment(tested))
+    assert result.code == 0, result.stderr
+    assert [line.split(" ", 1)[0] for line in tested.log
+            if not line.startswith("GET ")] == []  # no POST, PATCH or PUT
+    assert statuses(tested) == before and tested.repository(MILES).reruns == []
+    assert ("#10 ROCm CI: failure: sglang#102 moved 2222222→7777777 since tested; re-run "
+            "requested (would write); would re-run https://github.com/radixark/miles/actions/"
+            "runs/1010") in result.stdout
+    assert "statuses judged, 3 would be written (dry run: nothing written)" in result.stdout

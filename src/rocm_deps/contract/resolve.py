@@ -70,6 +70,7 @@ class ResolveReport:
             # "nothing named", as a reader of the outputs cannot (they lack the flag).
             "skip_dependency_install": None if self.errors else self.skip_dependency_install,
             "named_by": self.named_by,
+            "body_read_from": self.body_origin,
             "overrides": overrides_to_json(self.overrides),
             "values": {name: value.to_json() for name, value in self.values.items()},
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],

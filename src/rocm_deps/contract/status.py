@@ -1,17 +1,24 @@
-"""A suite's commit status on a pull request's head (docs/architecture.md, *Living results*):
-whether what the suite tested is still what the description names, as `success`, `failure` or
-`pending` with one line of why. `comment` writes it when it posts the manifest; `sweep`
-re-judges it while the dependency pull requests move. Pure: the callers read the API.
+"""The one verdict (docs/architecture.md, *Living results*): whether what a suite tested is still
+what the description names, as `success`, `failure` or `pending` with one line of why.
+`named_now` reads what the description names (after the config's merge-with-base), `judge`
+holds it to the suite's manifest and the named pull requests' heads now, `worst` joins the
+verdicts of the pull requests that share a head commit. `comment`'s status, `sweep` and
+`merge-check --require-tested` call these and nothing else decides. Pure: the callers read
+the API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rocm_deps.contract.manifest import SUITE, Manifest, ManifestEntry
-from rocm_deps.grammar.refs import is_merge_ref
+from rocm_deps.grammar.refs import RefSpec, is_merge_ref, merged_onto_base
+
+if TYPE_CHECKING:
+    from rocm_deps.config import Config
+    from rocm_deps.grammar.directives import Directive
 
 State = Literal["success", "failure", "pending"]
 CONTEXT_PREFIX = "rocm-deps: "
@@ -57,6 +64,34 @@ def named_kind(pr: int | None, kind: str) -> Literal["pr", "commit", "ref"]:
     return "pr" if pr is not None else "ref"
 
 
+def named_now(directives: Iterable[Directive], config: Config,
+              expand: Callable[[str, str], str]) -> tuple[list[Named], list[str]]:
+    """What the description's `directives` name, as resolve reads them: a dependency with
+    `merge-with-base` names every pull request merged onto its base; an abbreviated SHA is
+    the commit `expand(repository, abbreviation)` says it names now (it raises `ValueError`
+    with the reason when it cannot say). Returns the named and the errors."""
+    named, errors = [], []
+    for directive in directives:
+        dependency = config.dependency(directive.dependency)
+        spec = directive.spec
+        if dependency.merge_with_base:
+            merged = merged_onto_base(spec)
+            assert isinstance(merged, RefSpec)
+            spec = merged
+        sha = spec.sha
+        if spec.kind == "short-commit":
+            try:
+                sha = expand(dependency.repository, spec.ref)
+            except ValueError as error:
+                errors.append(f"`{directive.key}: {directive.raw}` could not be expanded: "
+                              f"{error}")
+                continue
+        named.append(Named(directive.dependency, dependency.repository,
+                           named_kind(spec.pr, spec.kind), directive.raw, spec.pr, sha,
+                           is_merge_ref(spec.ref)))
+    return named, errors
+
+
 @dataclass(frozen=True)
 class Head:
     """A named dependency pull request as it is now."""
@@ -88,10 +123,15 @@ def judge(named: Sequence[Named], manifest: Manifest | None,
     if manifest is not None and head is not None and manifest.head != head:
         if not named and not _dropped(named, manifest):
             return Judgement("success", NOTHING_NAMED)
-        return Judgement("pending", fit(
+        not_yet = Judgement("pending", fit(
             f"this suite has not reported on {_short(head)} yet" + (
                 f" (it tested {_short(manifest.head)})" if manifest.head
                 else " (its manifest names no commit: re-run it)")))
+        if manifest.head is not None:
+            return not_yet  # a later push: the suite's next run decides
+        # A manifest that names no commit: what it says is judged, and never green.
+        verdict = judge(named, manifest, heads, errors, None)
+        return verdict if verdict.state == "failure" else not_yet
     branches = [item for item in named if item.kind == "ref"]
     if branches:
         return Judgement("failure", fit(
@@ -158,6 +198,20 @@ def _dropped(named: Sequence[Named], manifest: Manifest) -> list[tuple[str, Mani
     names = {item.dependency for item in named}
     return [(name, entry) for name, entry in manifest.tested.items()
             if name not in names and entry.named]
+
+
+SEVERITY: Mapping[State, int] = {"success": 0, "pending": 1, "failure": 2}
+
+
+def worst(judgements: Iterable[Judgement]) -> Judgement:
+    """The verdict of a commit several pull requests share: the worst of theirs (`failure` >
+    `pending` > `success`), the first of that state. A status belongs to the commit."""
+    found: Judgement | None = None
+    for judgement in judgements:
+        if found is None or SEVERITY[judgement.state] > SEVERITY[found.state]:
+            found = judgement
+    assert found is not None
+    return found
 
 
 def with_rerun(judgement: Judgement, refused: bool = False) -> Judgement:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import REPOSITORY
-from rocm_deps.contract.manifest import Manifest
+from rocm_deps.contract.status import Head, judge, named_now
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.answers import ApiError, PullInfo
@@ -30,7 +30,7 @@ from rocm_deps.grammar.directives import (
     code_findings,
     parse_body,
 )
-from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE, is_merge_ref
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.guard.settings import MergeCheckSettings, Policy
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
@@ -57,7 +57,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
         raise UsageError(needs_token("merge-check --require-tested reads the manifest comment "
                                      "and the dependency pull requests' heads through the "
                                      "API", "", settings.api.empty_variable))
-    for number, body in _bodies(settings, payload, api, report):
+    for number, body, head in _bodies(settings, payload, api, report):
         if number is not None:
             report.pulls.append(number)
         where = f"pull request #{number}" if number is not None else "the body file"
@@ -76,17 +76,22 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
             if pull is not None:
                 pulls[directive.dependency] = pull
             state, merged = _state(pull, dependency.repository, directive.spec.pr, settings)
-            verdict, reason = judge(settings.policy, directive.key, directive.raw, state,
-                                     merged, dependency.repository, directive.spec.pr)
+            verdict, reason = policy_verdict(settings.policy, directive.key, directive.raw,
+                                             state, merged, dependency.repository,
+                                             directive.spec.pr)
             report.checks.append(Check(number, directive.dependency, directive.raw,
                                        directive.line, state, verdict, reason))
-        if settings.require_tested and api is not None and parsed.directives:
+        if settings.require_tested and api is not None:
             if number is None:
                 raise UsageError("merge-check --require-tested reads the manifest comment of "
                                  "a pull request: give the event (--event-path, "
                                  "--event-name) with --body-file")
-            require_tested(settings, api, _repository(payload), number, parsed.directives,
-                           pulls, report)
+            # Also when nothing is named now: a directive dropped after the suite tested it
+            # is judged too.
+            repository = _repository(payload)
+            require_tested(settings, api, repository, number,
+                           head or _pull(api, repository, number).head_sha,
+                           parsed.directives, pulls, report)
     if not report.pulls and settings.body_file is None:
         report.notices.append(f"this `{settings.event_name or 'unknown'}` event names no pull "
                               f"request: nothing to check")
@@ -102,12 +107,14 @@ def _api(settings: MergeCheckSettings) -> GitHubApi:
 
 
 def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHubApi | None,
-            report: MergeCheckReport) -> list[tuple[int | None, str | None]]:
+            report: MergeCheckReport) -> list[tuple[int | None, str | None, str | None]]:
+    """Each pull request to check: its number, its description and its head commit (None
+    when only the API can say)."""
     context = event_context(settings.event_name, payload)
     if settings.event_name != "merge_group":
         if settings.body_file is not None:  # trying the guard locally: no event needed
             return [(context.pr_number, read_bounded(settings.body_file, MAX_BODY_BYTES + 1,
-                                                     "--body-file"))]
+                                                     "--body-file"), None)]
         if context.pr_number is None:
             return []
         # A re-run replays the payload; the live body decides (with a token, by default).
@@ -116,9 +123,9 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                 raise UsageError(needs_token("body-source `api` reads the current description "
                                              "through the API", "pull-requests: read",
                                              settings.api.empty_variable))
-            return [(context.pr_number,
-                     _pull(api, _repository(payload), context.pr_number).body)]
-        return [(context.pr_number, context.body)]
+            pull = _pull(api, _repository(payload), context.pr_number)
+            return [(context.pr_number, pull.body, pull.head_sha)]
+        return [(context.pr_number, context.body, None)]
     if api is None:
         raise UsageError(needs_token("merge-check on a `merge_group` event reads the group's "
                                      "pull requests through the API", "pull-requests: read",
@@ -132,7 +139,8 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                          "a gh-readonly-queue/<base>/pr-<number>-<sha> branch)")
     if unseen:
         _cannot_see(settings, report, unseen, numbers[-1])
-    return [(number, _pull(api, repository, number).body) for number in numbers]
+    pulls = [_pull(api, repository, number) for number in numbers]
+    return [(pull.number, pull.body, pull.head_sha) for pull in pulls]
 
 
 def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str,
@@ -215,12 +223,13 @@ def _unique(numbers: list[int], last: int) -> list[int]:
 
 
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
-                   directives: Mapping[str, Directive], pulls: Mapping[str, PullInfo],
-                   report: MergeCheckReport) -> None:
-    """Beside the policy (docs/architecture.md, *What was tested*): in the section of every suite
-    checked (those `--suite` names, else every suite the manifest comment holds), every commit the
-    description names must be the one that suite tested: a pull request's head now, a SHA as
-    written; a branch moves without a trace, so it cannot be confirmed."""
+                   head: str, directives: Mapping[str, Directive],
+                   pulls: Mapping[str, PullInfo], report: MergeCheckReport) -> None:
+    """Beside the policy (docs/architecture.md, *What was tested*): the one verdict
+    (`contract.status.judge`, as the sweep and `comment`'s status give it) of every suite
+    checked (those `--suite` names, else every suite the manifest comment holds) on what the
+    description names now at `head`. `failure` fails; `pending` (the suite has not reported
+    on this head) fails on merge_group and warns on pull_request."""
     document = tested_manifest(api, repository, number, settings.bot_login)
     if document == UNREADABLE:
         report.errors.append(Finding("error", (
@@ -229,7 +238,19 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
             f"cannot say what was tested. Re-run the suite's `comment` step to rewrite it"),
             title="rocm-deps: unreadable manifest"))
         return
+
+    def expand(dependency_repository: str, abbreviation: str) -> str:
+        try:
+            return api.commit(dependency_repository, abbreviation)
+        except ApiError as error:
+            raise ValueError(str(error)) from None
+
+    named, errors = named_now(directives.values(), settings.config, expand)
+    if errors:
+        raise FatalError(f"pull request #{number}: {errors[0]}")
     suites = settings.suites or (tuple(document.suites) if document is not None else ())
+    if not named and (document is None or not document.suites):
+        return  # nothing named and nothing tested: nothing to hold
     missing = [suite for suite in suites if document is None or suite not in document.suites]
     bot = settings.bot_login
     if document is None:
@@ -245,98 +266,52 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
     else:
         what = whose = ""
     if what:
-        message = (f"pull request #{number} {what}: nothing says which dependency commits "
-                   f"{whose} tested")
-        if settings.event_name == "merge_group":
-            report.errors.append(Finding("error", f"{message}. Run the suite (with its "
-                                                  f"`comment` step) on the pull request",
-                                         title="rocm-deps: not tested"))
-        else:
-            report.warnings.append(Finding("warning", f"{message} yet (the suite reports "
-                                                      f"after this check on pull_request)",
-                                           title="rocm-deps: not tested yet"))
-    if document is None or not document.suites:
+        _not_yet(settings, report, f"pull request #{number} {what}: nothing says which "
+                                   f"dependency commits {whose} tested",
+                 "Run the suite (with its `comment` step) on the pull request")
+    if document is None:
         return
-    commits = _named_commits(settings, api, number, directives, report)
+    heads = {(settings.config.dependency(name).repository.lower(), pull.number):
+             Head(pull.head_sha, pull.merged) for name, pull in pulls.items()}
     for suite in suites:
         manifest = document.suites.get(suite)
-        if manifest is not None:
-            _check_suite(settings, number, commits, pulls, suite, manifest, report)
-
-
-def _named_commits(settings: MergeCheckSettings, api: GitHubApi, number: int,
-                   directives: Mapping[str, Directive],
-                   report: MergeCheckReport) -> list[tuple[Directive, str]]:
-    """The commits the description names by SHA (an abbreviated one expanded), each with
-    its directive; a branch or tag is an error: it moves without a trace."""
-
-    commits = []
-    for directive in directives.values():
-        if directive.spec.kind == "pr":
+        if manifest is None:
             continue
-        named = f"`{directive.key}: {directive.raw}`"
-        if directive.spec.kind == "ref":
+        judgement = judge(named, manifest, heads, (), head)
+        run = f"suite `{suite}`" + (f" ({manifest.run})" if manifest.run else "")
+        if judgement.state == "failure":
             report.errors.append(Finding("error", (
-                f"pull request #{number}: {named} names a branch or tag, which moves without "
-                f"a trace: --require-tested cannot confirm that what was tested is what it "
-                f"names now. Name the pull request or the commit SHA"), directive.line,
-                title="rocm-deps: not checkable"))
-            continue
-        wanted = directive.spec.sha
-        if wanted is None:  # an abbreviated SHA: the commit it names now
-            repository = settings.config.dependency(directive.dependency).repository
-            try:
-                wanted = api.commit(repository, directive.spec.ref)
-            except ApiError as error:
-                raise FatalError(f"could not expand {named}: {error}") from None
-        commits.append((directive, wanted))
-    return commits
+                f"pull request #{number}: {run}: {judgement.description}. Re-run the suite so "
+                f"that CI tests what the description names now"),
+                title="rocm-deps: tested dependency moved" if judgement.moved
+                else "rocm-deps: not tested"))
+        elif judgement.state == "pending":
+            _not_yet(settings, report, f"pull request #{number}: {run}: "
+                                       f"{judgement.description}",
+                     "Run the suite on the pull request's head")
+        for name, pull in pulls.items():
+            tested = manifest.tested.get(name)
+            if tested is not None and tested.base is not None and pull.base_sha is not None \
+                    and tested.base != pull.base_sha and judgement.state == "success":
+                # The author named the change; its base moving is shown, never blocking.
+                report.notices.append(
+                    f"pull request #{number}: {settings.config.dependency(name).repository}"
+                    f"#{pull.number}'s base moved since {run} tested its merge (base then "
+                    f"{tested.base[:12]}, now {pull.base_sha[:12]}); its head is what was "
+                    f"tested")
 
 
-def _check_suite(settings: MergeCheckSettings, number: int,
-                 commits: list[tuple[Directive, str]], pulls: Mapping[str, PullInfo],
-                 suite: str, manifest: Manifest, report: MergeCheckReport) -> None:
-    """The named commits and pull request heads, held to what `suite` tested."""
-    run = f"suite `{suite}`" + (f" ({manifest.run})" if manifest.run else "")
-    for directive, wanted in commits:
-        repository = settings.config.dependency(directive.dependency).repository
-        tested = manifest.tested.get(directive.dependency)
-        if tested is None or tested.sha != wanted or (
-                tested.repository.lower() != repository.lower()):
-            report.errors.append(Finding("error", (
-                f"pull request #{number}: `{directive.key}: {directive.raw}` names {wanted}, "
-                f"but {run} tested "
-                f"{tested.sha if tested and tested.sha else 'no commit'} of {repository}: "
-                f"re-run the suite so that CI tests it"), directive.line,
-                title="rocm-deps: not tested"))
-    for name, pull in pulls.items():
-        dependency = settings.config.dependency(name)
-        target = f"{dependency.repository}#{pull.number}"
-        tested = manifest.tested.get(name)
-        if tested is None or tested.pr != pull.number or tested.sha is None or (
-                tested.repository.lower() != dependency.repository.lower()):
-            report.errors.append(Finding("error", (
-                f"pull request #{number}: {target} was not tested by {run} (its section "
-                f"names no commit of it that an install report confirmed): re-run the "
-                f"suite"),
-                title="rocm-deps: not tested"))
-        elif is_merge_ref(tested.ref) and tested.head is None:
-            report.errors.append(Finding("error", (
-                f"pull request #{number}: {run} tested {target} merged onto its base at "
-                f"{tested.sha}, but not which head that merge was made of (resolve ran without "
-                f"a token): re-run the suite with `github-token` so the merge is pinned"),
-                title="rocm-deps: not checkable"))
-        elif (tested.head or tested.sha) != pull.head_sha:
-            report.errors.append(Finding("error", (
-                f"pull request #{number}: {target} moved since {run} tested it: tested "
-                f"{tested.head or tested.sha}, head now {pull.head_sha}. Re-run the suite so "
-                f"that CI tests the new head"), title="rocm-deps: tested dependency moved"))
-        elif tested.base is not None and pull.base_sha is not None and (
-                tested.base != pull.base_sha):
-            # The author named the change; its base moving is shown, never blocking.
-            report.notices.append(f"pull request #{number}: {target}'s base moved since {run} "
-                                  f"tested its merge (base then {tested.base[:12]}, now "
-                                  f"{pull.base_sha[:12]}); its head is what was tested")
+def _not_yet(settings: MergeCheckSettings, report: MergeCheckReport, message: str,
+             fix: str) -> None:
+    """Nothing tested yet: the suite reports after this check on pull_request; on
+    merge_group nothing else will."""
+    if settings.event_name == "merge_group":
+        report.errors.append(Finding("error", f"{message}. {fix}",
+                                     title="rocm-deps: not tested"))
+    else:
+        report.warnings.append(Finding("warning", f"{message} (the suite reports after this "
+                                                  f"check on pull_request)",
+                                       title="rocm-deps: not tested yet"))
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> Any:
@@ -361,8 +336,8 @@ def _state(pull: PullInfo | None, repository: str, number: int | None,
     return ("open" if pull.state == "open" else "closed (unmerged)"), False
 
 
-def judge(policy: Policy, key: str, raw: str, state: PullState, merged: bool, repository: str,
-           number: int | None) -> tuple[Verdict, str]:
+def policy_verdict(policy: Policy, key: str, raw: str, state: PullState, merged: bool,
+                   repository: str, number: int | None) -> tuple[Verdict, str]:
     named = f"`{key}: {raw}`"
     if policy == "forbid-overrides":
         return "fail", (f"{named} is still in the description; the forbid-overrides policy "

@@ -137,7 +137,7 @@ def text(report: ResolveReport, config: Config) -> str:
                 f"(in a workflow, as annotations). Nothing was decided: the step wrote only "
                 f"its `report` output, so no job can install from it")
     lines = [f"skip_dependency_install={'true' if report.skip_dependency_install else 'false'}"
-             f" named_by={report.named_by or '-'}"]
+             f" named_by={report.named_by or '-'}", f"  PR body read from: {report.body_origin}"]
     for dependency in config.dependencies:
         override = report.overrides.get(dependency.name)
         if override is None:

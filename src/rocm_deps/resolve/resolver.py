@@ -121,8 +121,11 @@ def _body(settings: ResolveSettings, context: EventContext,
         # Under workflow_run the body is read from the API, or the run fails: a run of a pull
         # request that read no body would test the baseline as if nothing were named.
         context, found = _run_pull_request(settings, context)
-    if context.pr_number is not None and (settings.body_source == "api"
-                                          or context.run is not None):
+    # A re-run replays the original event: with a token (`auto`) the description as it is
+    # now decides, not the payload's copy of it.
+    live = settings.body_source == "api" or (settings.body_source == "auto"
+                                             and settings.api.token is not None)
+    if context.pr_number is not None and (live or context.run is not None):
         if not settings.api.token:
             raise UsageError(needs_token("body-source `api` needs a token", "",
                                          settings.api.empty_variable))

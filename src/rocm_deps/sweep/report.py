@@ -18,13 +18,19 @@ def annotate(report: SweepReport, runner: Runner) -> None:
 def summary(report: SweepReport) -> str:
     lines = [f"### rocm-deps sweep of {escape_markdown(report.repository)}", "",
              escape_markdown(_counts(report)), ""]
+    written = "would write" if report.dry_run else "status written"
     if report.judged:
         lines.append(markdown_table(
-            ["pull request", "suite", "state", "why", "status written", "re-run"],
+            ["pull request", "suite", "state", "why", written, "re-run"],
             [[f"#{judged.pull}", markdown_cell(judged.suite), judged.state,
-              markdown_cell(judged.description), "yes" if judged.written else "no (unchanged)",
+              markdown_cell(judged.description),
+              "yes" if judged.written else markdown_cell(
+                  f"no: its head gets {judged.status}" if judged.status else "no (unchanged)"),
               markdown_cell(judged.rerun) if judged.rerun else ""]
              for judged in report.judged]))
+    if report.skipped_reruns:
+        lines += ["", "Re-runs not asked for:", "",
+                  *(f"- {escape_markdown(line)}" for line in report.skipped_reruns)]
     for line in (*report.problems, report.stopped):
         if line:
             lines += ["", escape_markdown(line)]
@@ -32,10 +38,14 @@ def summary(report: SweepReport) -> str:
 
 
 def text(report: SweepReport) -> str:
+    would = report.dry_run
     lines = [f"#{judged.pull} {judged.suite}: {judged.state}: {judged.description}"
-             f"{' (written)' if judged.written else ''}"
-             f"{f'; re-ran {judged.rerun}' if judged.rerun else ''}"
+             f"{(' (would write)' if would else ' (written)') if judged.written else ''}"
+             f"{f'; its head gets {judged.status}' if judged.status else ''}"
+             f"{f'; would re-run {judged.rerun}' if would and judged.rerun else ''}"
+             f"{f'; re-ran {judged.rerun}' if not would and judged.rerun else ''}"
              for judged in report.judged]
+    lines += [f"re-run not asked: {line}" for line in report.skipped_reruns]
     lines += [f"warning: {line}" for line in (*report.problems, report.stopped) if line]
     lines.append(f"sweep: {_counts(report)}")
     # Descriptions quote the pull requests' text and the API's: never a workflow command.
@@ -44,6 +54,7 @@ def text(report: SweepReport) -> str:
 
 def _counts(report: SweepReport) -> str:
     reruns = sum(1 for judged in report.judged if judged.rerun)
+    verb = "would be written (dry run: nothing written)" if report.dry_run else "written"
     return (f"{report.listed} open pull requests, {report.naming} naming a dependency, "
             f"{report.dependency_pulls} dependency pull requests read; {len(report.judged)} "
-            f"statuses judged, {report.written} written, {reruns} re-runs")
+            f"statuses judged, {report.written} {verb}, {reruns} re-runs")

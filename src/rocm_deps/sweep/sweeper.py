@@ -1,8 +1,11 @@
 """The sweep (docs/architecture.md, *Living results*): every open pull request re-judged without
 a push. A result is true when it is made; the dependency pull requests it names keep moving.
-For each pull request whose description names something, each suite's commit status on its
-head says whether what that suite tested (its manifest comment) is still what the
-description names, with each named pull request's head now.
+For each pull request whose description names something, each suite's verdict
+(`contract.status.judge`) says whether what that suite tested (its manifest comment) is still
+what the description names, with each named pull request's head now. A status belongs to a
+commit, not to a pull request: the status on a head is the worst verdict of the open pull
+requests with that head that name something or carry a manifest. A pull request the sweep
+stopped inside is not judged, and no status is written on its head.
 
 Requests: the pages of open pull requests (their bodies come with them); for each pull
 request naming something its comments and one status read; each distinct dependency pull
@@ -22,19 +25,21 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rocm_deps.contract.manifest import ManifestDocument
 from rocm_deps.contract.status import (
+    RERUN_REFUSED,
+    RERUN_REQUESTED,
     Head,
     Judgement,
     Named,
     context,
     judge,
-    named_kind,
+    named_now,
     suite_of,
     with_rerun,
+    worst,
 )
 from rocm_deps.errors import FatalError
 from rocm_deps.github.answers import ApiError, ApiUnreachable, CommitStatus, OpenPull, RateLimited
 from rocm_deps.grammar.directives import code_findings, parse_body
-from rocm_deps.grammar.refs import is_merge_ref
 from rocm_deps.manifest.comment import UNREADABLE, manifests
 from rocm_deps.sweep.settings import SweepSettings
 
@@ -55,8 +60,9 @@ class Judged:
     suite: str
     state: str
     description: str
-    written: bool
-    rerun: str = ""  # the run re-run for it
+    written: bool  # its head's status was written (in a dry run: would be) for this verdict
+    rerun: str = ""  # the run re-run for it (in a dry run: that would be)
+    status: str = ""  # the status its head gets, when another pull request's verdict decides it
 
 
 @dataclass
@@ -68,6 +74,8 @@ class SweepReport:
     judged: list[Judged] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # a pull request that could not be judged
     stopped: str = ""  # why the sweep stopped early ("" when it finished)
+    skipped_reruns: list[str] = field(default_factory=list)  # each with its reason
+    dry_run: bool = False  # nothing was written: `written` and `rerun` say what would be
 
     @property
     def written(self) -> int:
@@ -77,10 +85,11 @@ class SweepReport:
         return {"repository": self.repository, "open_pulls": self.listed,
                 "naming": self.naming, "dependency_pulls": self.dependency_pulls,
                 "statuses_written": self.written, "stopped": self.stopped,
-                "problems": self.problems,
+                "problems": self.problems, "skipped_reruns": self.skipped_reruns,
+                "dry_run": self.dry_run,
                 "judged": [{"pull": j.pull, "suite": j.suite, "state": j.state,
                             "description": j.description, "written": j.written,
-                            "rerun": j.rerun} for j in self.judged]}
+                            "rerun": j.rerun, "status": j.status} for j in self.judged]}
 
 
 @dataclass
@@ -114,7 +123,7 @@ def sweep(settings: SweepSettings, api: GitHubApi,
           now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> SweepReport:
     from rocm_deps.github.api import OPEN_PULL_PAGES
 
-    report = SweepReport(settings.repository)
+    report = SweepReport(settings.repository, dry_run=settings.dry_run)
     started = clock()
     reading = [True]  # reading stops at READING_SHARE of the time: what it read is written
 
@@ -145,19 +154,25 @@ def sweep(settings: SweepSettings, api: GitHubApi,
         for open_pull in listed:
             item = _read(settings, api, open_pull, ask, report, now())
             if item is not None:
-                seen.append(item)
-                report.naming += not item.quiet
                 for named in item.named:
                     _read_pull(settings, api, named, heads, asked, ask, report,
                                open_pull.pull.number)
+                # Judged only when everything it needs was read: a stop inside it writes
+                # nothing for it.
+                seen.append(item)
+                report.naming += not item.quiet
             done += 1
     except _Stop as stop:
         report.stopped = (f"stopped at pull request #{listed[done].pull.number}, "
                           f"{done + 1} of {len(listed)} open pull requests ({stop}): it and "
                           f"the {len(listed) - done - 1} after it were not judged")
     reading[0] = False
+    # A head that a pull request not judged shares gets no status: its verdict is unknown.
+    unjudged = {open_pull.pull.head_sha for open_pull in listed[done:]}
     suites = settings.suites or _known_suites(seen)
-    _write(settings, api, seen, suites, heads, ask, report)
+    _write(settings, api, [item for item in seen
+                           if item.open_pull.pull.head_sha not in unjudged],
+           suites, heads, ask, report)
     return report
 
 
@@ -214,21 +229,16 @@ def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
     errors = [finding.message for finding in (*parsed.errors, *code_findings(
         parsed, {*parsed.directives, *parsed.values}, config.code_directives))
         if finding.level == "error"]
-    named: list[Named] = []
-    for directive in parsed.directives.values():
-        dependency = config.dependency(directive.dependency)
-        spec = directive.spec
-        sha = spec.sha
-        if spec.kind == "short-commit":  # the commit it names now
-            try:
-                sha = ask(partial(api.commit, dependency.repository, spec.ref))
-            except ApiError as error:
-                errors.append(f"`{directive.key}: {directive.raw}` could not be expanded: "
-                              f"{error}")
-                continue
-        named.append(Named(directive.dependency, dependency.repository,
-                           named_kind(spec.pr, spec.kind), directive.raw, spec.pr, sha,
-                           is_merge_ref(spec.ref)))
+
+    def expand(repository: str, abbreviation: str) -> str:
+        try:
+            found: str = ask(partial(api.commit, repository, abbreviation))
+        except ApiError as error:
+            raise ValueError(str(error)) from None
+        return found
+
+    named, unexpanded = named_now(parsed.directives.values(), config, expand)
+    errors += unexpanded
     if not named and not errors:
         return None
     return _Seen(open_pull, named, errors)
@@ -264,12 +274,28 @@ def _known_suites(seen: list[_Seen]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-Wanted = tuple[_Seen, str, Judgement, str]  # the pull request, suite, judgement, target
+@dataclass
+class _Wanted:
+    """One suite's verdict on one pull request, and the run chosen to re-run for it."""
+
+    item: _Seen
+    suite: str
+    judgement: Judgement
+    url: str  # the suite's manifest comment
+    run: str = ""
+
+    @property
+    def speaks(self) -> bool:
+        """Whether this verdict counts for its head: the pull request names something or
+        carries this suite's manifest. One naming nothing never turns a commit green."""
+        document = self.item.document
+        return not self.item.quiet or (isinstance(document, ManifestDocument)
+                                       and self.suite in document.suites)
 
 
 def _write(settings: SweepSettings, api: GitHubApi, seen: list[_Seen], suites: tuple[str, ...],
            heads: Mapping[tuple[str, int], Head], ask: Ask, report: SweepReport) -> None:
-    wanted: list[Wanted] = []
+    wanted: list[_Wanted] = []
     for item in seen:
         head = item.open_pull.pull.head_sha
         # A pull request naming nothing now: only the statuses of ours it carries.
@@ -284,81 +310,129 @@ def _write(settings: SweepSettings, api: GitHubApi, seen: list[_Seen], suites: t
                 manifest = (item.document.suites.get(suite)
                             if isinstance(item.document, ManifestDocument) else None)
                 judgement = judge(item.named, manifest, heads, item.errors, head)
-            wanted.append((item, suite, judgement, item.urls.get(suite, "")))
-    reruns = _reruns(settings, wanted)
+            wanted.append(_Wanted(item, suite, judgement, item.urls.get(suite, "")))
+    _choose_reruns(settings, wanted, report)
+    groups: dict[tuple[str, str], list[_Wanted]] = {}
+    for entry in wanted:
+        groups.setdefault((entry.item.open_pull.pull.head_sha, entry.suite), []).append(entry)
     outcomes: dict[str, bool] = {}  # run URL -> re-run (True) or refused (False)
     try:
-        for entry in wanted:
-            _write_one(settings, api, entry, reruns, outcomes, ask, report)
+        for group in groups.values():
+            _write_one(settings, api, group, outcomes, ask, report)
     except _Stop as stop:
         report.stopped = "; ".join(filter(None, (
             report.stopped, f"stopped while writing statuses ({stop}): {report.written} "
                             f"written, {len(wanted) - len(report.judged)} left as they were")))
 
 
-def _write_one(settings: SweepSettings, api: GitHubApi, entry: Wanted,
-               reruns: Mapping[str, list[tuple[int, str]]], outcomes: dict[str, bool],
-               ask: Ask, report: SweepReport) -> None:
-    """One suite's status on one pull request: re-run its run first when chosen (once per
-    run, however many suites recorded it), then write the status if it changed."""
+def _write_one(settings: SweepSettings, api: GitHubApi, group: list[_Wanted],
+               outcomes: dict[str, bool], ask: Ask, report: SweepReport) -> None:
+    """One suite's status on one commit, which the pull requests of `group` share: re-run
+    the chosen runs first (once per run, however many suites recorded it), then write the
+    worst verdict of the group if it changed."""
 
-    item, suite, judgement, url = entry
-    number = item.open_pull.pull.number
-    existing = (item.statuses or {}).get(context(suite))
-    run = next((run for run, pairs in reruns.items() if (number, suite) in pairs), "")
-    if run:
-        if run not in outcomes:
-            try:
-                ask(partial(api.rerun, settings.repository, _run_id(run)))
-                outcomes[run] = True
-            except ApiError as error:
-                report.problems.append(f"#{number}: suite `{suite}`: GitHub refused to "
-                                       f"re-run {run}: {error}")
-                outcomes[run] = False
-        judgement = with_rerun(judgement, refused=not outcomes[run])
-    elif existing is not None and judgement.moved:
-        # A re-run already asked (or refused) for this move stays said.
-        judgement = next((marked for marked in (with_rerun(judgement),
-                                                with_rerun(judgement, refused=True))
-                          if existing.description == marked.description), judgement)
-    status = CommitStatus(context(suite), judgement.state, judgement.description, url)
+    for entry in group:
+        if not entry.run:
+            continue
+        if entry.run not in outcomes:
+            if settings.dry_run:
+                outcomes[entry.run] = True
+            else:
+                try:
+                    ask(partial(api.rerun, settings.repository, _run_id(entry.run)))
+                    outcomes[entry.run] = True
+                except ApiError as error:
+                    report.problems.append(f"#{entry.item.open_pull.pull.number}: suite "
+                                           f"`{entry.suite}`: GitHub refused to re-run "
+                                           f"{entry.run}: {error}")
+                    outcomes[entry.run] = False
+        entry.judgement = with_rerun(entry.judgement, refused=not outcomes[entry.run])
+    first = group[0]
+    existing = (first.item.statuses or {}).get(context(first.suite))
+    for entry in group:
+        if not entry.run and existing is not None and entry.judgement.moved:
+            # A re-run already asked (or refused) for this move stays said.
+            entry.judgement = next(
+                (marked for marked in (with_rerun(entry.judgement),
+                                       with_rerun(entry.judgement, refused=True))
+                 if existing.description == marked.description), entry.judgement)
+    speaking = [entry for entry in group if entry.speaks] or group
+    # The first of the worst verdicts; one that says its re-run first, so the mark stays.
+    chosen_judgement = worst(sorted((entry.judgement for entry in speaking),
+                                    key=lambda judgement: not judgement.description.endswith(
+                                        (RERUN_REQUESTED, RERUN_REFUSED))))
+    chosen = next(entry for entry in speaking if entry.judgement is chosen_judgement)
+    status = CommitStatus(context(chosen.suite), chosen_judgement.state,
+                          chosen_judgement.description, chosen.url)
     write = existing != status
-    if write:
+    if write and not settings.dry_run:
         try:
-            ask(partial(api.create_status, settings.repository, item.open_pull.pull.head_sha,
-                        status))
+            ask(partial(api.create_status, settings.repository,
+                        chosen.item.open_pull.pull.head_sha, status))
         except ApiError as error:
-            report.problems.append(f"#{number}: suite `{suite}`: could not write its "
-                                   f"status: {error}")
+            report.problems.append(f"#{chosen.item.open_pull.pull.number}: suite "
+                                   f"`{chosen.suite}`: could not write its status: {error}")
             write = False
-    report.judged.append(Judged(number, suite, judgement.state, judgement.description,
-                                write, run if outcomes.get(run) else ""))
+    for entry in group:
+        shared = "" if entry is chosen else (
+            f"{status.state}: {status.description} (its head's, from "
+            f"#{chosen.item.open_pull.pull.number})")
+        report.judged.append(Judged(
+            entry.item.open_pull.pull.number, entry.suite, entry.judgement.state,
+            entry.judgement.description, write and entry is chosen,
+            entry.run if outcomes.get(entry.run) else "", shared))
 
 
-def _reruns(settings: SweepSettings, wanted: list[Wanted]) -> dict[str, list[tuple[int, str]]]:
-    """Run URL -> the (pull, suite) pairs it is re-run for: a named pull request moved since
-    the suite's run tested it, the run is this repository's, the head's statuses were read
-    and none says a re-run was asked or refused for this move; oldest pull request first, at
-    most `max_reruns` runs."""
-    if settings.rerun != "moved" or not settings.max_reruns:
-        return {}
-    chosen: dict[str, list[tuple[int, str]]] = {}
-    for item, suite, judgement, _ in wanted:  # in the list's order: oldest first
-        if not judgement.moved or item.statuses is None or not isinstance(
+def _trusted(settings: SweepSettings, item: _Seen) -> bool:
+    """Whether the pull request's run may be re-run by the sweep's token: it runs on the
+    GPU runner the dependency's new code, so only for a branch of this repository or an
+    author whose association is trusted."""
+    pull = item.open_pull.pull
+    return (pull.head_repository or "").lower() == settings.repository.lower() or (
+        pull.author_association or "") in settings.trusted_associations
+
+
+def _choose_reruns(settings: SweepSettings, wanted: list[_Wanted],
+                   report: SweepReport) -> None:
+    """Which runs to re-run: a named pull request moved since the suite's run tested it, the
+    run is this repository's, the head's statuses were read and none says a re-run was asked
+    or refused for this move, and the pull request is trusted with the runner; trusted pull
+    requests of this repository's branches and trusted authors, oldest first, at most
+    `max_reruns` runs. Each one skipped is listed with its reason."""
+    if settings.rerun != "moved":
+        return
+    chosen: set[str] = set()
+    candidates = [entry for entry in wanted if entry.judgement.moved]
+    for entry in candidates:  # the list's order: oldest first
+        item, suite, judgement = entry.item, entry.suite, entry.judgement
+        number = item.open_pull.pull.number
+        if item.statuses is None or not isinstance(
                 item.document, ManifestDocument) or suite not in item.document.suites:
             continue
         run = item.document.suites[suite].run
         found = RUN_ID.fullmatch(run)
         existing = item.statuses.get(context(suite))
-        if found is None or found["repository"].lower() != settings.repository.lower() or (
-                existing is not None and existing.description in (
-                    with_rerun(judgement).description,
-                    with_rerun(judgement, refused=True).description)):
+        if found is None or found["repository"].lower() != settings.repository.lower():
+            report.skipped_reruns.append(f"#{number} `{suite}`: its run {run or '(none)'} is "
+                                         f"not a run of {settings.repository}")
             continue
-        if run not in chosen and len(chosen) == settings.max_reruns:
+        if existing is not None and existing.description in (
+                with_rerun(judgement).description,
+                with_rerun(judgement, refused=True).description):
+            continue  # asked (or refused) for this move already
+        if not _trusted(settings, item):
+            pull = item.open_pull.pull
+            report.skipped_reruns.append(
+                f"#{number} `{suite}`: from {pull.head_repository or 'an unknown repository'} "
+                f"by a {pull.author_association or 'NONE'} author, not trusted with the runner "
+                f"(trusted-associations)")
             continue
-        chosen.setdefault(run, []).append((item.open_pull.pull.number, suite))
-    return chosen
+        if run not in chosen and len(chosen) >= settings.max_reruns:
+            report.skipped_reruns.append(f"#{number} `{suite}`: max-reruns "
+                                         f"({settings.max_reruns}) reached")
+            continue
+        chosen.add(run)
+        entry.run = run
 
 
 def _run_id(url: str) -> int:
