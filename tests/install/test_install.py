@@ -744,3 +744,32 @@ def test_a_merge_ref_without_a_token_checks_out_the_commit_it_fetched(
     assert (report["ref"], report["sha"], report["state"]) == (
         "refs/pull/202/merge", merge, "installed")
     assert result.outputs["megatron_sha"] == merge
+
+
+def test_a_merge_of_an_older_head_than_the_one_pinned_fails_verification(
+        cli: Cli, box: Sandbox) -> None:
+    """Right after a push GitHub may still answer the merge of the previous head: resolve
+    pinned that merge with the new head, H2. Install refuses to test it as H2's merge, and
+    accepts the merge when it is of the head and base it records."""
+    origin = box.origins["megatron"]
+    base, older_head = box.commits["megatron"]["main"], box.commits["megatron"]["pr"]
+    git(origin, "checkout", "-q", "--detach", "main")
+    git(origin, "-c", "user.name=GitHub", "-c", "user.email=noreply@github.com", "merge", "-q",
+        "--no-ff", "-m", "Merge 202 into main", older_head)
+    merge = git(origin, "rev-parse", "HEAD")
+    git(origin, "update-ref", "refs/pull/202/merge", merge)
+    git(origin, "checkout", "-q", "main")
+    newer_head = "9" * 40
+
+    def pinned(head: str) -> str:
+        return json.dumps({"megatron": {"ref": "refs/pull/202/merge", "sha": merge, "kind": "pr",
+                                        "source": "body", "raw": "pull/202/merge", "line": 1,
+                                        "pr": 202, "head": head, "base": base}})
+
+    result = install(cli, box, pinned(newer_head))
+    assert result.code == 1
+    report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["failed_step"]) == ("failed", "verify")
+    assert (f"{merge} is GitHub's merge of {older_head} onto {base}, but pull request #202 is "
+            f"head {newer_head} on base {base}") in report["error"]
+    assert install(cli, box, pinned(older_head)).code == 0

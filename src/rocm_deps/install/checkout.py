@@ -59,7 +59,25 @@ def checkout(context: Context, job: Job) -> None:
     if head != commit:
         raise StepFailed("verify", f"HEAD is {head} after checking out {commit}; refusing to "
                                    f"test a commit other than the one asked for")
+    _verify_merge(job, commit)
     context.runner.info(git.describe_head())
+
+
+def _verify_merge(job: Job, commit: str) -> None:
+    """A pull request merged onto its base is tested only as the merge of the head and the
+    base the manifest records: GitHub computes its merge in the background, and right after
+    a push the API may still answer the merge of the previous head."""
+    override = job.override
+    if not override.merge or override.head is None:
+        return
+    parents = (job.git.commit_of(f"{commit}^1"), job.git.commit_of(f"{commit}^2"))
+    wanted = (override.base, override.head)
+    if parents[1] != override.head or (override.base is not None and parents[0] != override.base):
+        raise StepFailed("verify", f"{commit} is GitHub's merge of {parents[1]} onto "
+                                   f"{parents[0]}, but pull request #{override.pr} is head "
+                                   f"{wanted[1]} on base {wanted[0]}: GitHub has not yet merged "
+                                   f"the new head. Re-run the suite in a minute, when its "
+                                   f"merge is computed (resolve pins the new one)")
 
 
 def update_submodules(context: Context, job: Job) -> None:
