@@ -123,6 +123,8 @@ _INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input",
                      "sup", "sub", "ins", "kbd", "mark", "q", "small", "u"})
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
+_TABLE_PARTS = frozenset({"caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col",
+                          "colgroup"})
 # An image sits in the line but is no text: what is on either side are two words.
 _APART = frozenset({"img"})
 
@@ -153,9 +155,17 @@ def shown_text_lines(body: str) -> list[str]:
         tag = _TAG_NAME.match(document, position)
         name = tag.group(1).lower() if tag else ""
         closing = document.startswith("</", position)
+        # The HTML parser ignores an end tag with no open element of its name (but `</p>` and
+        # `</br>`, which make one) and table parts outside a table: no line starts there.
+        ignored = bool(name) and name not in _INLINE and (
+            (name in _TABLE_PARTS and not any(open_name == "table" for open_name, _ in blocks))
+            or (closing and name not in ("p", "br")
+                and not any(open_name == name for open_name, _ in blocks)))
         if name in struck:
             # an end tag with no open element of its name is ignored, as the browser does
             struck[name] = max(0, struck[name] + (-1 if closing else 1))
+        elif ignored:
+            pass
         elif name and name not in _INLINE and name not in _VOID:
             # A block's end tag pops what was opened inside it (the HTML parser's "pop until"),
             # a struck-out <del> too; <s> and <strike> are formatting elements, which the
@@ -168,8 +178,8 @@ def shown_text_lines(body: str) -> list[str]:
                     if open_name == name:
                         struck["del"] = min(struck["del"], before)
                         break
-        if name in _APART:
-            pieces.append(" ")
+        if name in _APART or ignored:
+            pieces.append(" " if name in _APART else "")
         elif name not in _INLINE:
             pieces.append("\n")
         position = end

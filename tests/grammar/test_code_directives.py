@@ -3,6 +3,8 @@ same dependency or value (then the code line is an example, and a notice says so
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from rocm_deps.config import load_config
 from rocm_deps.grammar.directives import code_findings, parse_body
 from tests.conftest import Cli, EventWriter
+from tests.markdown_oracle import render
 
 DEPENDENCIES = load_config(None).dependencies
 
@@ -122,3 +125,37 @@ def test_an_entity_in_a_fenced_block_is_shown_as_written_not_as_a_key() -> None:
     """Markdown code shows `&#45;` as those five characters: no key there."""
     parsed = parse_body("```\nci&#45;megatron-pr: #84\n```", DEPENDENCIES)
     assert parsed.in_code == ()
+
+
+# Ways of showing a directive as code that a reader may not spot as code: cmark reads the
+# text inside raw `<code>` as Markdown, so an entity, an escape, emphasis, a link or a
+# comment in the key still shows `ci-sglang-pr: #1`, as code.
+SHOWN_AS_CODE = {
+    "entity-in-key": "<code>ci&#45;sglang-pr: #1</code>",
+    "backslash-escape-in-key": "<code>ci\\-sglang-pr: #1</code>",
+    "bold-key": "<code>**ci-sglang-pr**: #1</code>",
+    "emphasised-key": "<code>*ci-sglang-pr*: #1</code>",
+    "linked-key": "<code>[ci-sglang-pr](https://example.com): #1</code>",
+    "comment-in-key": "<code>ci-sglang<!-- x -->-pr: #1</code>",
+    "code-in-emphasis": "*<code>ci-sglang-pr: #1</code>*",
+    "code-in-strong": "**<code>ci-sglang-pr: #1</code>**",
+    "code-in-details": "<details><summary>Deps</summary><code>ci-sglang-pr: #1</code></details>",
+    "two-code-spans": "`ci-sglang-pr:` `#1`",
+}
+
+
+def code_text(body: str) -> str:
+    """The text of the (one) <code> element GitHub renders for `body`, as a browser shows
+    it: tags and comments gone, entities decoded (cmark-gfm itself renders it)."""
+    found = re.findall(r"<code>(.*?)</code>", render(body), re.DOTALL)
+    return " ".join(html.unescape(re.sub(r"<!--.*?-->|<[^>]*>", "", text)) for text in found)
+
+
+@pytest.mark.parametrize("body", SHOWN_AS_CODE.values(), ids=SHOWN_AS_CODE.keys())
+def test_a_directive_shown_as_code_in_any_form_is_an_error(body: str) -> None:
+    assert code_text(body) == "ci-sglang-pr: #1"  # what GitHub shows, as code
+    parsed = parse_body(body, DEPENDENCIES)
+    assert parsed.directives == {}
+    [finding] = code_findings(parsed, set(), "error")
+    assert (finding.level, finding.line) == ("error", 1)
+    assert "GitHub shows this" in finding.message and "as code" in finding.message

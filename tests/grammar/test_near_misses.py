@@ -103,6 +103,22 @@ NEAR_MISSES = [
     ("dash-separator-pull", "ci-sglang-pr - pull/21877", "error",
      "line 1: `ci-sglang-pr - pull/21877` — this is not applied: `-` stands where the key "
      "needs `:`. Write `ci-sglang-pr: pull/21877`"),
+    # A default branch's name, or a word with a `-`, after a key written almost right.
+    ("branch-word", "sglang-pr: main", "error",
+     "line 1: `sglang-pr: main` — this is not applied: the key lacks `ci-`. Write "
+     "`ci-sglang-pr: main`"),
+    ("dashed-branch", "> ci-megatron: miles-main", "error",
+     "line 1: `> ci-megatron: miles-main` — this is not applied: the key lacks `-pr`. Write "
+     "`ci-megatron-pr: miles-main`"),
+    ("heading", "## sglang-pr: main", "error",
+     "line 1: `## sglang-pr: main` — this is not applied: the key lacks `ci-`. Write "
+     "`ci-sglang-pr: main`"),
+    ("task-item", "- [x] ci-megatron: miles-main", "error",
+     "line 1: `- [x] ci-megatron: miles-main` — this is not applied: the key lacks `-pr`. "
+     "Write `ci-megatron-pr: miles-main`"),
+    ("div-line", "<div>sglang-pr: main</div>", "error",
+     "line 1: `<div>sglang-pr: main</div>` — this is not applied: the key lacks `ci-`. Write "
+     "`ci-sglang-pr: main`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
 ]
 
@@ -131,7 +147,6 @@ PROSE = [
     "ci-megatron: refactor",
     "- sglang-pr: merged",
     "ci-sglang-pr - N/A",
-    "sglang-pr: main",                            # one plain word: no sign of a ref
     "ci-sglang: flaky.",
     "ci-megatron: v0.7.0 and later tags",         # words after the ref-shaped one
     "- ci_sglang_pr is what the dispatch form calls it",

@@ -120,13 +120,16 @@ def test_ref_format_corner_cases(ref: str, git_says: bool, we_say: bool) -> None
 
 @settings(max_examples=generated_examples(400), deadline=None)
 @given(st.text(alphabet=st.characters(codec="ascii", exclude_characters="\x00"), max_size=40))
+@example("")
+@example("-x")
+@example("-")
 def test_check_ref_format_agrees_with_git(ref: str) -> None:
     ours = check_ref_format(ref) is None
-    if ours:
-        assert git_accepts(ref), ref
-    elif ref and not ref.startswith("-"):
-        # Our only extra rules are the leading '-' and length; otherwise we must agree.
-        assert not git_accepts(ref), ref
+    if not ref or ref.startswith("-"):
+        # Our extra rules: nothing empty, nothing git would read as an option.
+        assert not ours, ref
+    else:  # otherwise we must agree (40 characters is below our length limit)
+        assert ours == git_accepts(ref), ref
 
 
 @settings(max_examples=generated_examples(300), deadline=None,

@@ -211,8 +211,8 @@ def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli)
     result = cli("resolve", "--format", "json", "--event-name", "pull_request",
                  "--event-path", write_event("ci-sglang-pr: #7\nci-sglang-pr: #7"))
     report = json.loads(result.stdout)
-    assert set(report) == {"version", "skip_dependency_install", "named_by", "overrides", "values",
-                           "warnings", "errors", "findings_omitted"}
+    assert set(report) == {"version", "skip_dependency_install", "named_by", "body_read_from",
+                           "overrides", "values", "warnings", "errors", "findings_omitted"}
     assert report["findings_omitted"] == 0
     assert report["overrides"]["sglang"]["pr"] == 7
     assert report["warnings"][0]["line"] == 2

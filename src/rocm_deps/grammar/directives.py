@@ -366,8 +366,12 @@ class _Parser:
         assert value_match is not None  # _BARE matches any single line
         raw = value_match.group("value").strip(" \t")
         trailing = value_match.group("trailing").strip(" \t")
-        glued = value_match.group("trailing")[:1]
-        if quoted is not None and glued and glued not in " \t.,;:!?)":
+        after = value_match.group("trailing")
+        # Sentence punctuation ends a word only before a blank or the line's end
+        # (`v0.5`.1 shows as the one word `v0.5.1`; `v0.5`. ends a sentence).
+        punctuation = len(after) - len(after.lstrip(".,;:!?)"))
+        glued = after[punctuation:punctuation + 1] if punctuation else after[:1]
+        if quoted is not None and glued and glued not in " \t":
             # `release/v0.5`-rc1 shows as one word: which part is the value is unclear (a
             # sentence's punctuation after the back-ticks is not part of it).
             self._add("error", number, line,

@@ -156,9 +156,17 @@ def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:
     return example, spec.message if isinstance(spec, ValueProblem) else None
 
 
+# Branch names every repository has: after a key written almost right, the author named a
+# branch (`sglang-pr: main`), not a state.
+BRANCH_WORDS = frozenset({"main", "master", "develop", "development", "dev", "trunk",
+                          "nightly", "stable"})
+
+
 def _is_ref_shaped(token: str) -> bool:
     """One word that names a ref rather than saying something: `pull/21877`, a branch with a
-    `/`, a tag with dots or digits. A plain word (`passed`, `main`) stays prose."""
+    `/` or a `-` (`miles-main`), a tag with dots or digits, a default branch's name (`main`).
+    A plain word (`passed`, `green`) stays prose."""
     return _STRONG_VALUE.fullmatch(token) is not None or (
         token.casefold() not in PLACEHOLDERS and _REF_SHAPED.fullmatch(token) is not None
-        and any(character in "/._" or character.isdigit() for character in token))
+        and (any(character in "/._-" or character.isdigit() for character in token)
+             or token.casefold() in BRANCH_WORDS))

@@ -46,15 +46,23 @@ _LINE_STARTS = frozenset({
     "hgroup", "search"})
 
 
+# Elements an HTML parser opens only from raw HTML (cmark writes none of them): their end tag
+# with none open is a parse error the browser ignores (the standard's "in body" insertion
+# mode), so `Deps:</div>ci-x-pr: #1` shows one line. Table parts outside a raw table are
+# ignored likewise, start tag or end tag.
+_RAW_ONLY = frozenset({"div", "details", "summary", "section", "article", "aside", "header",
+                       "footer", "nav", "main", "figure", "figcaption", "address", "center",
+                       "fieldset", "legend", "form", "menu", "dialog", "hgroup", "search", "dl",
+                       "dt", "dd", "table"})
+_TABLE_PARTS = frozenset({"caption", "thead", "tbody", "tfoot", "tr"})
+# Elements without an end tag: they open nothing.
+_VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
+MAX_RAW_BLOCKS = 1000  # a bound on the stack: a body of open tags stays linear
+
+
 def separates(raw: str) -> bool:
     """Whether the raw HTML `raw` holds a tag that separates the text around it."""
     return any(name.group("name").lower() not in _TRANSPARENT
-               for name in _TAG_NAME.finditer(raw))
-
-
-def starts_a_line(raw: str) -> bool:
-    """Whether the raw HTML `raw` holds a tag after which a browser starts a new line."""
-    return any(name.group("name").lower() in _LINE_STARTS
                for name in _TAG_NAME.finditer(raw))
 
 
@@ -81,6 +89,13 @@ class Browser:
         self.row = 0
         self.row_cells: dict[int, int] = {}
         self.open_cells = 0
+        # Raw elements of _RAW_ONLY not yet closed, and where the last read raw HTML started
+        # a line (the start of each tag that does, in the raw text read).
+        self.open_raw = dict.fromkeys(_RAW_ONLY, 0)
+        self.line_starts: list[int] = []
+        # Raw elements that are not inline, open, each with the <del> count before it: its
+        # end tag pops what was opened inside it, a <del> too (the parser's "pop until").
+        self.raw_blocks: list[tuple[str, int]] = []
 
     @contextlib.contextmanager
     def block(self) -> Iterator[None]:
@@ -131,6 +146,7 @@ class Browser:
         `<del>`, `<s>`, `<strike>`) to `struck`, and the start of each part shown inside a
         raw table cell to `cells` (with its row), when they are given."""
         shown: list[tuple[int, int]] = []
+        self.line_starts = []
         position = start
         while position < end:
             if self.state == _COMMENT:
@@ -161,6 +177,28 @@ class Browser:
                     return shown
                 position = self._markup_start(raw, stop, end, shown)
         return shown
+
+    def _nest(self, tag: str, closing: bool) -> None:
+        if (tag in _TRANSPARENT and tag != "pre") or tag in _VOID:  # inline, or no content
+            return
+        if not closing:
+            if len(self.raw_blocks) < MAX_RAW_BLOCKS:
+                self.raw_blocks.append((tag, self.open_struck["del"]))
+            return
+        if any(name == tag for name, _ in self.raw_blocks):
+            while self.raw_blocks:
+                name, before = self.raw_blocks.pop()
+                if name == tag:
+                    self.open_struck["del"] = min(self.open_struck["del"], before)
+                    return
+
+    def _starts_a_line(self, tag: str, closing: bool) -> bool:
+        """Whether a browser starts a new line at this tag, given what is open before it."""
+        if tag not in _LINE_STARTS:
+            return False
+        if tag in _TABLE_PARTS:
+            return self.open_raw["table"] > 0
+        return not closing or tag not in _RAW_ONLY or self.open_raw[tag] > 0
 
     def _table(self, tag: str, closing: bool) -> None:
         """Count a raw table's rows and cells (a cell outside a row opens one, as the
@@ -221,6 +259,11 @@ class Browser:
         if name is not None:
             tag = name.group("name").lower()
             closing = name.group().startswith("</")
+            if self._starts_a_line(tag, closing):
+                self.line_starts.append(start)
+            if tag in self.open_raw:
+                self.open_raw[tag] = max(0, self.open_raw[tag] + (-1 if closing else 1))
+            self._nest(tag, closing)
             for counts in (self.open_code, self.open_struck):
                 if tag in counts:
                     counts[tag] = max(0, counts[tag] + (-1 if closing else 1))

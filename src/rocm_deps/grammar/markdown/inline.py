@@ -4,6 +4,7 @@ as cmark-gfm 0.29.0.gfm.13's inlines.c reads them."""
 
 from __future__ import annotations
 
+import html
 import re
 
 from rocm_deps.grammar.markdown.html import (
@@ -12,7 +13,6 @@ from rocm_deps.grammar.markdown.html import (
     SPACE,
     Browser,
     separates,
-    starts_a_line,
 )
 from rocm_deps.grammar.markdown.labels import normalise_label
 from rocm_deps.grammar.markdown.shown import ShownLine
@@ -197,7 +197,7 @@ class Inline:
         if shown_from < end:
             self._hide(shown_from, end, code)
         raw = self.content[start:end]
-        if starts_a_line(raw):
+        if self.browser.line_starts:  # a tag of it starts a line, as the browser reads it
             self.hidden.append((end, end, LINE_START))
         elif separates(raw):
             self.hidden.append((end, end, SEPARATOR))
@@ -242,8 +242,11 @@ class Inline:
                 piece = self.content[position:max(position, begin)]
                 text.append(piece)
                 prose.append(piece)
-                seen_text = seen_text or bool(piece.strip(" \t"))
+                # Emphasis around code shows no text: `*<code>ci-x-pr: #1</code>*`.
+                seen_text = seen_text or bool(piece.strip(" \t*_"))
                 if kind in (CODE_SPAN, RAW_CODE) and not seen_text:
+                    if lead:  # what parts two pieces of code (a blank, or nothing)
+                        lead.append(piece.strip("*_"))
                     lead.append(self._code_text(begin, end, kind, line_start, line_end))
                 if kind == SEPARATOR:
                     text.append(" ")
@@ -266,7 +269,7 @@ class Inline:
         """One displayed line, content[start:end] of source line `number`, when it shows
         anything."""
         shown_text = "".join(text).strip(" \t")
-        lead_code = " ".join(lead).strip(" \t")
+        lead_code = "".join(lead).strip(" \t")
         if not (shown_text or lead_code):
             return
         struck = sum(len(self.content[max(begin, start):min(finish, end)]
@@ -280,9 +283,23 @@ class Inline:
     def _code_text(self, begin: int, end: int, kind: int, line_start: int,
                    line_end: int) -> str:
         """What a code part shows on the line from line_start to line_end: a code span's
-        content without its back-ticks, raw `<code>` text as it is."""
+        content without its back-ticks; the text of raw `<code>`, which cmark reads as
+        Markdown (escapes, entities, emphasis and links show their text)."""
         if kind == CODE_SPAN:
             ticks = _BACKTICKS.match(self.content, begin)
             width = ticks.end() - begin if ticks else 0
             begin, end = begin + width, end - width
-        return self.content[max(begin, line_start):min(end, line_end)].strip(" \t")
+        text = self.content[max(begin, line_start):min(end, line_end)]
+        return (text if kind == CODE_SPAN else _as_shown(text)).strip(" \t")
+
+
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_EMPHASIS = re.compile(r"\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
+_LINK_TEXT = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
+
+
+def _as_shown(text: str) -> str:
+    """Markdown text inside raw `<code>` as a browser shows it (a reading enough to see a
+    key: the tags and comments inside are already hidden parts)."""
+    text = _LINK_TEXT.sub(r"\1", _EMPHASIS.sub("", text))
+    return html.unescape(_ESCAPED.sub(r"\1", text))

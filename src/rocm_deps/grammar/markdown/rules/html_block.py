@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import Cursor
-from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates, starts_a_line
+from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates
 from rocm_deps.grammar.markdown.shown import ShownLine
 
 if TYPE_CHECKING:
@@ -60,19 +60,26 @@ class Html(Block):
             struck: list[tuple[int, int]] = []
             cells: dict[int, int] = {}
             visible = document.browser.read_raw(line, start, len(line), code, struck, cells)
+            line_starts = document.browser.line_starts
             # The displayed lines of the source line: a tag after which a browser starts a
             # line (`<br>`, `<div>`, `</summary>`) ends one; within one, a blank between two
             # shown parts that a separating tag (`<img>`) parts.
+            # Code (`<pre>`, `<code>` content) counts as content: `<summary>CI</summary>
+            # <code>ci-x-pr: #1</code>` shows the code on a line of its own.
             displayed: list[tuple[int, list[tuple[int, int]]]] = [(start, [])]
-            previous = start
-            for begin, end in visible:
-                if displayed[-1][1] and starts_a_line(line[previous:begin]):
+            previous, filled = start, False
+            for begin, end, shown in sorted([*((b, e, True) for b, e in visible),
+                                             *((b, e, False) for b, e in code)]):
+                if filled and any(previous <= at < begin for at in line_starts):
                     displayed.append((previous, []))
-                displayed[-1][1].append((begin, end))
-                previous = end
-            for bound, parts in displayed:
+                    filled = False
+                if shown:
+                    displayed[-1][1].append((begin, end))
+                filled, previous = True, end
+            bounds = [bound for bound, _ in displayed[1:]] + [len(line)]
+            for (bound, parts), until in zip(displayed, bounds, strict=True):
                 row = cells.get(parts[0][0], 0) if parts else 0
-                _show(document, number, line, bound, parts, code, struck, row)
+                _show(document, number, line, (bound, until), parts, code, struck, row)
 
         document.feed(read)
         end = _ENDS.get(self.kind)
@@ -80,11 +87,11 @@ class Html(Block):
             document.close_from(len(document.open) - 1)
 
 
-def _show(document: Document, number: int, line: str, bound: int,
+def _show(document: Document, number: int, line: str, bounds: tuple[int, int],
           visible: list[tuple[int, int]], code: list[tuple[int, int]],
           struck: list[tuple[int, int]], row: int) -> None:
-    """One displayed line of an HTML block's line, from `bound` on: its shown parts, and the
-    code before them."""
+    """One displayed line of an HTML block's line, line[bounds[0]:bounds[1]]: its shown
+    parts, and the code before them."""
     pieces: list[str] = []
     for index, (begin, end) in enumerate(visible):
         if index and separates(line[visible[index - 1][1]:begin]):
@@ -93,9 +100,9 @@ def _show(document: Document, number: int, line: str, bound: int,
     text = "".join(pieces).strip(" \t")
     # What the line shows as code before any text: `<pre>` and `<code>` content.
     first_text = next((begin for begin, end in visible if line[begin:end].strip(" \t")),
-                      len(line))
+                      bounds[1])
     lead = " ".join(line[begin:end] for begin, end in code
-                    if bound <= begin < first_text).strip(" \t")
+                    if bounds[0] <= begin < first_text).strip(" \t")
     if text or lead:
         share = _struck_share(line, visible, struck)
         document.shown.append(ShownLine(number, line, text, text, code=None if text else "html",
