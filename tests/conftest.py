@@ -20,8 +20,8 @@ from rocm_deps.contract.overrides import overrides_to_json
 from rocm_deps.demo import sandbox
 from rocm_deps.install.recipe import RECIPES
 from rocm_deps.resolve.resolver import resolve
-from rocm_deps.runner import Runner
 from rocm_deps.resolve.settings import ResolveSettings
+from rocm_deps.runner import Runner
 from tests.repos import commit, git
 
 __all__ = ["git"]  # re-exported: the tests import it from here

@@ -4,7 +4,6 @@ environment."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 

@@ -18,9 +18,9 @@ from rocm_deps.install import build, checkout, clean, patches
 from rocm_deps.install.git import FETCHED_REF, Git
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.record import RecordFile
-from rocm_deps.runner import Runner
 from rocm_deps.install.settings import InstallSettings
 from rocm_deps.resolve.settings import ResolveSettings
+from rocm_deps.runner import Runner
 from tests.conftest import git
 from tests.repos import commit, make_repo
 

@@ -299,8 +299,8 @@ def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitH
     """A clock a second further on at each question after the list: reading stops after
     80 % of the 10 s (#40's comments would be the ninth question), writing at 10 s."""
     from rocm_deps.config import load_config
-    from rocm_deps.github.api import GitHubApi
     from rocm_deps.edge import ApiSettings
+    from rocm_deps.github.api import GitHubApi
     from rocm_deps.sweep.settings import SweepSettings
     from rocm_deps.sweep.sweeper import sweep as run_sweep
 
