@@ -4,11 +4,16 @@ shown once; required options marked."""
 from __future__ import annotations
 
 import re
+import shlex
+from pathlib import Path
 
 import pytest
 
 from rocm_deps.cli import COMMANDS, build_parser, front
 from rocm_deps.errors import EXIT_CODES
+from tests.conftest import Cli
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def help_of(command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -67,3 +72,41 @@ def test_sweep_help_shows_its_numbers_and_suite_speaks_to_its_command(
         suite = shown[shown.rindex("--suite NAME"):]
         assert suite.startswith("--suite NAME a suite to check"), command
         assert "comment:" not in shown, command
+
+
+@pytest.mark.parametrize(("command", "code"), [("resolve", 0), ("install", 0),
+                                              ("merge-check", 1)])
+def test_the_first_example_runs_as_written(cli: Cli, monkeypatch: pytest.MonkeyPatch,
+                                           command: str, code: int) -> None:
+    """Copied from `--help` and run from the repository's root, without a token (merge-check's
+    policy refuses the example description's directives: exit 1, saying why)."""
+    monkeypatch.chdir(ROOT)
+    words = shlex.split(front(command).HELP.examples[0])
+    result = cli(*words[1:])
+    assert result.code == code, result.stderr
+    assert "#None" not in result.stdout + result.summary
+
+
+def test_merge_check_on_a_body_file_names_the_line_not_a_pull_request(
+        cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = cli("merge-check", "--body-file", "examples/description.md", "--policy",
+                 "forbid-overrides")
+    assert result.code == 1
+    assert "sglang (line 5): fail: `ci-sglang-pr: #30421` is still in the description" in (
+        result.stdout)
+    assert "#None" not in result.stdout + result.summary
+    assert "| (body file) | sglang |" in result.summary
+
+
+@pytest.mark.parametrize("command", ["sweep", "merge-check", "comment"])
+def test_a_command_that_needs_the_token_does_not_say_it_continues_without_one(
+        cli: Cli, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    monkeypatch.chdir(ROOT)
+    extra = {"sweep": ("--repository", "radixark/miles"),
+             "merge-check": ("--require-tested", "--body-file", "examples/description.md"),
+             "comment": ("--report", "r.json", "--suite", "ROCm CI")}[command]
+    result = cli(command, "--github-token-env", "EMPTY_TOKEN", *extra, env={"EMPTY_TOKEN": ""})
+    assert result.code == 2
+    assert "continuing without a token" not in result.stderr
+    assert "--github-token-env names EMPTY_TOKEN, which is unset or empty here" in result.stderr

@@ -114,6 +114,9 @@ def test_demo_missing_target_scenario_fails_with_the_fix(
     assert installed["workspace"] == "skipped (a dependency failed)"
     assert "| megatron | body | `refs/pull/204/head` → `" in log
     assert "`megatron.patch: missing-target` |  | failed at patch |" in log
+    # The text report gives the error's whole first line (it was cut at 300 characters).
+    assert "Update or drop )" not in log
+    assert megatron["error"].split("\n", 1)[0] in log
 
 
 def test_demo_command_line_as_a_process() -> None:

@@ -188,3 +188,21 @@ def test_merge_check_summary_and_text_say_blocked() -> None:
     assert report.to_json()["checks"][0] == {
         "pull": 5, "dependency": "sglang", "value": "#7", "line": 3, "state": "open",
         "verdict": "fail", "reason": "sglang #7 is still open"}
+
+
+def test_install_text_says_what_a_dependency_nothing_named_is() -> None:
+    report = InstallReport(False, "python3", {
+        "megatron-bridge": DependencyReport("megatron-bridge", "image", "the image's copy",
+                                            None, state="absent"),
+        "sglang": DependencyReport("sglang", "image", "the image's copy", None,
+                                   commit="a" * 40, state="image"),
+        "megatron": DependencyReport("megatron", "body", "3" * 40, "3" * 40, commit="3" * 40,
+                                     state="installed")})
+    assert install.text(report).splitlines()[:3] == [
+        "megatron-bridge: not named, absent",
+        f"sglang: not named, image at {'a' * 40}",
+        f"megatron: installed {'3' * 40} (no patches)"]
+    table = install.summary(report)
+    assert "the image's copy" not in table.split("<details>")[0]
+    assert f"`{'3' * 40}` → `{'3' * 12}`" not in table  # a SHA is not shown twice
+    assert f"| megatron | body | `{'3' * 12}` |" in table

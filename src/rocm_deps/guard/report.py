@@ -40,7 +40,8 @@ def summary(report: MergeCheckReport) -> str:
     verdict = "**blocked**" if report.failed else "passes"
     lines = [f"### rocm-deps merge-check ({escape_markdown(report.policy)}): {verdict}", ""]
     if report.checks:
-        rows = [[f"#{check.pull}", check.dependency, markdown_cell(check.raw),
+        rows = [[f"#{check.pull}" if check.pull is not None else "(body file)",
+                 check.dependency, markdown_cell(check.raw),
                  str(check.line), escape_markdown(check.state), check.verdict]
                 for check in report.checks]
         lines.append(markdown_table(["pull request", "dependency", "value", "line", "state",
@@ -58,8 +59,8 @@ def summary(report: MergeCheckReport) -> str:
 
 
 def text(report: MergeCheckReport) -> str:
-    lines = [f"{check.dependency} (#{check.pull}, line {check.line}): {check.verdict}: "
-             f"{check.reason}" for check in report.checks]
+    lines = [f"{check.dependency} ({f'#{check.pull}, ' if check.pull is not None else ''}"
+             f"line {check.line}): {check.verdict}: {check.reason}" for check in report.checks]
     lines += report.notices
     lines += [f"warning: {warning.message}" for warning in report.warnings]
     lines += [f"error: {error.message}" for error in report.errors]

@@ -44,9 +44,11 @@ def summary(report: InstallReport) -> str:
         patches = "<br>".join(markdown_cell(f"{o.patch.rsplit('/', 1)[-1]}: {o.state}")
                               for o in dep.patches)
         state = f"{dep.state}" + (f" at {dep.failed_step}" if dep.failed_step else "")
-        ref = markdown_cell(dep.ref)
+        ref = markdown_cell("(not named)" if dep.source == "image" else dep.ref)
         commit = markdown_cell(dep.commit[:12] if dep.commit else None)
-        rows.append([name, dep.source, f"{ref} → {commit}" if commit else ref, patches,
+        same = dep.commit is not None and dep.ref in (dep.commit, dep.commit[:12])
+        rows.append([name, dep.source, commit if same else (f"{ref} → {commit}" if commit
+                                                            else ref), patches,
                      markdown_cell(dep.version), state])
     lines.append(markdown_table(["dependency", "named by", "ref → commit", "patches",
                                  "version", "state"], rows))
@@ -118,9 +120,15 @@ def text(report: InstallReport) -> str:
     for name, dep in report.dependencies.items():
         patches = "; ".join(f"{o.patch}: {o.state}" for o in dep.patches) or "no patches"
         where = f" at step {dep.failed_step}" if dep.failed_step else ""
-        # A failure says why; "no patches" would read as if none were configured.
-        detail = (dep.error.split("\n", 1)[0][:300] if dep.state == "failed" and dep.error
+        # A failure says why, its whole first line; "no patches" would read as if none were
+        # configured.
+        detail = (dep.error.split("\n", 1)[0] if dep.state == "failed" and dep.error
                   else patches)
-        lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({detail})")
+        if dep.source == "image":  # nothing named it: what the step found, and held
+            at = f" at {dep.commit}" if dep.commit else ""
+            lines.append(f"{name}: not named, {dep.state}{where}{at}"
+                         + (f" ({detail})" if dep.state == "failed" or dep.patches else ""))
+        else:
+            lines.append(f"{name}: {dep.state}{where} {dep.commit or dep.ref} ({detail})")
     lines.append(f"workspace: {report.workspace}")
     return "\n".join(lines)

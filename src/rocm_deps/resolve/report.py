@@ -144,8 +144,11 @@ def text(report: ResolveReport, config: Config) -> str:
             lines.append(f"  {dependency.name}: image baseline (not named)")
         else:
             where = f", line {override.line}" if override.line else ""
-            sha = f" = {override.sha}" if override.sha else ""
-            lines.append(f"  {dependency.name}: {override.ref}{sha} "
+            sha = f" = {override.sha}" if override.sha and override.sha != override.ref else ""
+            # A pull request's commit (its URL names one): the commit, of that pull request.
+            of = f" of #{override.pr}" if override.pr is not None and override.kind == "commit" \
+                else ""
+            lines.append(f"  {dependency.name}: {override.ref}{sha}{of} "
                          f"(from {override.source}{where}: {override.raw})")
     for name, resolved in report.values.items():
         where = f", line {resolved.line}" if resolved.line else ""
