@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 EXPECTED = {
     ".venv/bin/rocm-deps demo": 0,
     ".venv/bin/rocm-deps resolve --body-file examples/description.md": 0,
-    ".venv/bin/rocm-deps install --dry-run --body-file examples/description.md": 1,
+    ".venv/bin/rocm-deps install --dry-run --body-file examples/description.md --profile cuda": 0,
     ".venv/bin/rocm-deps resolve --body-file examples/description.md --format json": 0,
     ".venv/bin/rocm-deps merge-check --body-file examples/description.md "
     "--github-token-env GH_TOKEN": 2,
