@@ -64,29 +64,44 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 OFFLINE = {"PIP_INDEX_URL": "http://127.0.0.1:1/simple", "PIP_NO_INDEX": "1"}
 
 
-def bridge_files(version: str) -> dict[str, str]:
+VERSION = "0.2.0rc0"  # the image's, and (as in nearly every real pull request) the PRs'
+
+
+def bridge_files(version: str = VERSION, gpt: str = "LAYERS = 24\n") -> dict[str, str]:
     return {"pyproject.toml": PYPROJECT, "backend.py": BACKEND,
             "src/megatron/__init__.py": "",
             "src/megatron/bridge/__init__.py": "from .package_info import __version__\n",
-            "src/megatron/bridge/package_info.py": f'__version__ = "{version}"\n'}
+            "src/megatron/bridge/package_info.py": f'__version__ = "{version}"\n',
+            "src/megatron/bridge/models/__init__.py": "",
+            "src/megatron/bridge/models/gpt.py": gpt}
 
 
 @pytest.fixture
 def bridge(box: Sandbox, tmp_path: Path) -> dict[str, str]:
-    """An origin with main (the image's commit, installed as the image build installs it)
-    and pull request 41; the config names it as the built-in megatron-bridge's url."""
+    """An origin shaped like Megatron-Bridge's history: main (the image's commit, installed
+    as the image build installs it) and three pull requests on it, each as real ones are:
+    #41 changes a module and keeps the version, #42 adds a module and keeps it, #43 bumps it
+    (19 of 2,755 real commits do). The config names the origin as the built-in
+    megatron-bridge's url."""
     origin = tmp_path / "Megatron-Bridge"
-    image = make_repo(origin, bridge_files("0.1.0"), "release 0.1.0")
-    git(origin, "checkout", "-q", "-b", "feature")
-    head = commit(origin, bridge_files("0.2.0rc1"), "the change under test")
-    git(origin, "update-ref", "refs/pull/41/head", head)
+    image = make_repo(origin, bridge_files(), "the image's commit")
+    heads = {}
+    for number, files in ((41, {"src/megatron/bridge/models/gpt.py": "LAYERS = 48\n"}),
+                          (42, {"src/megatron/bridge/models/qwen.py": "HEADS = 8\n"}),
+                          (43, {"src/megatron/bridge/package_info.py":
+                                '__version__ = "0.2.0rc1"\n'})):
+        git(origin, "checkout", "-q", "-b", f"pr-{number}", "main")
+        heads[number] = commit(origin, files, f"pull request {number}")
+        git(origin, "update-ref", f"refs/pull/{number}/head", heads[number])
+    head = heads[41]
     git(origin, "checkout", "-q", "main")
     subprocess.run([box.python, "-m", "pip", "install", "-q", "--no-deps",
                     "--no-build-isolation", f"git+{origin.as_uri()}@{image}"], check=True,
                    env={**os.environ, **OFFLINE})
     box.config.write_text(box.config.read_text() + f"\n[dependencies.megatron-bridge]\n"
                           f"url = {json.dumps(origin.as_uri())}\n")
-    return {"image": image, "head": head, "url": origin.as_uri()}
+    return {"image": image, "head": head, "url": origin.as_uri(),
+            **{str(number): sha for number, sha in heads.items()}}
 
 
 def install(cli: Cli, box: Sandbox, document: str) -> CliResult:
@@ -134,12 +149,12 @@ def test_a_pull_request_is_installed_from_git_and_pips_record_names_its_commit(
     assert result.code == 0, result.stderr
     assert state(result) == "installed"
     assert sorted(report_of(result)["seconds"]) == ["fetch", "pip"]  # the benchmark's floor
-    assert recorded(box) == ("0.2.0rc1", bridge["url"], bridge["head"])
+    # The version stayed: pip reinstalled it all the same, and verified it.
+    assert recorded(box) == (VERSION, bridge["url"], bridge["head"])
     assert freeze(box) == f"megatron-bridge @ git+{bridge['url']}@{bridge['head']}"
     assert result.outputs["megatron_bridge_sha"] == bridge["head"]
-    import_check = subprocess.run([box.python, "-I", "-c", "import megatron.bridge as b; "
-                                   "print(b.__version__)"], capture_output=True, text=True)
-    assert import_check.stdout.strip() == "0.2.0rc1", import_check.stderr
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "48"
+    assert f"megatron-bridge: 5 installed file(s) are {bridge['head'][:12]}'s" in result.stderr
     # Again: up to date. The ref alone must be fetched to learn its commit (no pip); pinned
     # to its SHA (resolve with a token), nothing is fetched either.
     again = install(cli, box, PR)
@@ -178,7 +193,8 @@ def test_a_run_that_names_nothing_returns_the_image_install(
     result = install(cli, box, "{}")
     assert result.code == 0, result.stderr
     assert state(result) == "restored"
-    assert recorded(box) == ("0.1.0", bridge["url"], bridge["image"])
+    assert recorded(box) == (VERSION, bridge["url"], bridge["image"])
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "24"
     assert "megatron-bridge: not named, but an earlier run had installed another commit" in (
         result.stderr)
     after = install(cli, box, "{}")
@@ -200,7 +216,7 @@ def test_a_commit_that_needs_a_newer_python_fails_before_anything_is_replaced(
     """Megatron-Bridge requires Python 3.12: on an older interpreter pip refuses the build,
     and the image's install stays."""
     origin = tmp_path / "Megatron-Bridge"
-    git(origin, "checkout", "-q", "feature")
+    git(origin, "checkout", "-q", "pr-41")
     newer = commit(origin, {"pyproject.toml": PYPROJECT.replace(
         'dynamic = ["version"]', 'dynamic = ["version"]\nrequires-python = ">=3.99"')},
                    "needs a newer Python")
@@ -211,5 +227,69 @@ def test_a_commit_that_needs_a_newer_python_fails_before_anything_is_replaced(
     assert result.code == 1
     report = json.loads(result.outputs["report"])["dependencies"]["megatron-bridge"]
     assert report["failed_step"] == "pip"
-    assert (f"the interpreter still holds 0.1.0 at {bridge['image']}") in result.stderr
-    assert recorded(box) == ("0.1.0", bridge["url"], bridge["image"])
+    assert (f"the interpreter still holds {VERSION} at {bridge['image']}") in result.stderr
+    assert recorded(box) == (VERSION, bridge["url"], bridge["image"])
+
+
+def imported(box: Sandbox, module: str, name: str) -> str:
+    """`module.name` as the interpreter under test imports it, or the error's type."""
+    found = subprocess.run([box.python, "-I", "-c", f"import {module} as m; print(m.{name})"],
+                           capture_output=True, text=True)
+    return found.stdout.strip() or found.stderr.strip().splitlines()[-1].split(":")[0]
+
+
+def pull(number: int) -> str:
+    return json.dumps({"megatron-bridge": {"ref": f"refs/pull/{number}/head", "kind": "pr",
+                                           "pr": number, "source": "body",
+                                           "raw": f"#{number}"}})
+
+
+@pytest.mark.parametrize(("number", "version", "module", "name", "value"), [
+    (41, VERSION, "megatron.bridge.models.gpt", "LAYERS", "48"),    # a module changed
+    (42, VERSION, "megatron.bridge.models.qwen", "HEADS", "8"),     # a module added
+    (43, "0.2.0rc1", "megatron.bridge", "__version__", "0.2.0rc1"),  # the version bumped
+], ids=["changes-a-module", "adds-a-module", "bumps-the-version"])
+def test_each_shape_of_pull_request_is_installed_then_the_image_restored(
+        cli: Cli, box: Sandbox, bridge: dict[str, str], number: int, version: str, module: str,
+        name: str, value: str) -> None:
+    result = install(cli, box, pull(number))
+    assert result.code == 0, result.stderr
+    assert recorded(box) == (version, bridge["url"], bridge[str(number)])
+    assert imported(box, module, name) == value
+    again = install(cli, box, pull(number))
+    assert (again.code, state(again)) == (0, "up-to-date")
+    restored = install(cli, box, "{}")
+    assert (restored.code, state(restored)) == (0, "restored"), restored.stderr
+    assert recorded(box) == (VERSION, bridge["url"], bridge["image"])
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "24"
+    # What the pull request added is gone with it: pip removed the files its record named.
+    assert imported(box, "megatron.bridge.models.qwen", "HEADS") == "ModuleNotFoundError"
+
+
+def test_auto_build_isolation_reads_the_fetched_commits_build_requirements(
+        cli: Cli, box: Sandbox, bridge: dict[str, str], tmp_path: Path) -> None:
+    """With `build-isolation = "auto"` (the built-in is `never`, as the image's Dockerfile
+    builds it), as for a clone: the interpreter has what the commit's [build-system]
+    requires, so no isolated build (the index is unreachable); a requirement it lacks means isolation,
+    said in a notice, and pip then fails without an index, leaving the image's install."""
+    blanket = 'pip-args = ["--no-build-isolation"]\n'  # the sandbox's: the config decides
+    assert blanket in box.config.read_text()
+    box.config.write_text(box.config.read_text().replace(blanket, "")
+                          + 'build-isolation = "auto"\n')
+    result = install(cli, box, pull(41))
+    assert result.code == 0, result.stderr
+    assert report_of(result)["build_isolation"] == "not isolated"
+    assert "--no-build-isolation" in next(line for line in result.stderr.splitlines()
+                                          if line.startswith("+ ") and " pip " in line)
+    origin = tmp_path / "Megatron-Bridge"
+    git(origin, "checkout", "-q", "pr-41")
+    needs = commit(origin, {"pyproject.toml": PYPROJECT.replace(
+        "requires = []", 'requires = ["rocm-deps-absent-builder>=1"]')}, "a new build backend")
+    git(origin, "checkout", "-q", "main")
+    document = json.dumps({"megatron-bridge": {"ref": needs, "kind": "commit",
+                                               "source": "dispatch", "raw": needs}})
+    failed = install(cli, box, document)
+    assert failed.code == 1
+    assert report_of(failed)["build_isolation"] == "isolated"
+    assert "lacks `rocm-deps-absent-builder>=1`" in failed.stderr
+    assert recorded(box)[2] == bridge["head"]

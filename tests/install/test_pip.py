@@ -7,17 +7,20 @@ import subprocess
 from pathlib import Path
 
 from rocm_deps.demo.sandbox import Sandbox
-from rocm_deps.install.pip import (
-    editable_install_argv,
-    editable_probe_argv,
-)
+from rocm_deps.install.pip import editable_probe_argv, install_argv
 from tests.conftest import MEGATRON_BAKED
 
 
-def test_the_editable_install_command() -> None:
-    assert editable_install_argv("/usr/bin/python3", Path("/w/python"), ["--no-build-isolation"]
-                                 ) == ["/usr/bin/python3", "-I", "-m", "pip", "install", "-e",
-                                       "/w/python", "--no-deps", "--no-build-isolation"]
+def test_the_one_install_command_editable_and_reinstalling() -> None:
+    assert install_argv("/usr/bin/python3", "/w/python", ["--no-build-isolation"],
+                        editable=True) == ["/usr/bin/python3", "-I", "-m", "pip", "install",
+                                           "-e", "/w/python", "--no-deps",
+                                           "--no-build-isolation"]
+    # A git package: reinstalled whatever its version, and only it.
+    assert install_argv("/usr/bin/python3", "git+https://x/y.git@" + "a" * 40, [],
+                        reinstall=True) == ["/usr/bin/python3", "-I", "-m", "pip", "install",
+                                            "git+https://x/y.git@" + "a" * 40, "--no-deps",
+                                            "--force-reinstall"]
 
 
 

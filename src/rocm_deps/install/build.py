@@ -15,13 +15,12 @@ from rocm_deps.environment import pip_environment
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.pip import (
+    NO_ISOLATION,
     build_requirements,
     build_requirements_probe_argv,
-    editable_install_argv,
     editable_probe_argv,
+    install_argv,
 )
-
-NO_ISOLATION = "--no-build-isolation"
 
 
 def prepare(context: Context, job: Job) -> None:
@@ -69,7 +68,7 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
     if report is not None:
         report.build_isolation = "isolated" if isolated else "not isolated"
     added = () if isolated or configured else (NO_ISOLATION,)
-    argv = editable_install_argv(python, directory, (*added, *pip_args))
+    argv = install_argv(python, str(directory), (*added, *pip_args), editable=True)
     if context.dry_run:
         context.runner.echo_command(argv, dry_run=True)
         return
@@ -92,6 +91,14 @@ def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -
         context.runner.info(f"{dependency.name}: {directory} is not here: whether the build "
                             f"needs isolation is decided when it is")
         return True
+    return needs_isolation(context, dependency, *build_requirements(directory))
+
+
+def needs_isolation(context: Context, dependency: DependencyConfig,
+                    requirements: tuple[str, ...] | None, source: str) -> bool:
+    """For `build-isolation = "auto"`: whether the interpreter under test lacks one of the
+    build `requirements` (a clone's or a git package's commit declares them), so that pip
+    must build in an isolated environment downloading them."""
     python = context.settings.python
 
     def isolated(why: str) -> bool:
@@ -99,7 +106,6 @@ def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -
                               title=f"rocm-deps: {dependency.name} build isolation")
         return True
 
-    requirements, source = build_requirements(directory)
     if requirements is None:
         return isolated(f": {source}")
     result = process.run(build_requirements_probe_argv(python), context.runner,

@@ -2,12 +2,16 @@
 Miles Dockerfiles install Megatron-Bridge: `pip install git+<url>@<sha> --no-deps`).
 
 Install fetches exactly the named commit into a new private directory (with the clone
-fetch's retries and heartbeats), then runs `pip install --no-deps git+<url>@<sha>` with git
-told (`url.<directory>.insteadOf`) to clone from that directory: pip's own record
-(`direct_url.json`, `pip freeze`) names `<url>` and the commit, as the image build's does,
-and nothing is downloaded twice. pip replaces the installed version only after a build that
-succeeded, so a failed fetch or build leaves the previous install in place. Up to date, with
-no fetch and no pip, when the interpreter already records the wanted commit.
+fetch's retries and heartbeats), then runs `pip install --no-deps --force-reinstall
+git+<url>@<sha>` with git told (`url.<directory>.insteadOf`) to clone from that directory:
+pip's own record (`direct_url.json`, `pip freeze`) names `<url>` and the commit, as the image
+build's does, and nothing is downloaded twice. The reinstall is what makes a pull request
+that keeps the version (nearly every one) installed at all: pip keeps a same-version install
+whatever commit the URL names. pip replaces the installed version only after a build that
+succeeded, so a failed fetch or build leaves the previous install in place. Verified after:
+pip's record names the commit, and every installed Python file of the distribution that the
+commit's tree holds has that file's content (a git blob hash each). Up to date, with no fetch
+and no pip, when the interpreter already records the wanted commit.
 
 The image's install (what the interpreter recorded before this tool first replaced it) is
 kept in a state file of the interpreter's environment, so a run that names nothing returns
@@ -36,9 +40,10 @@ from rocm_deps.contract.install import (
 from rocm_deps.contract.overrides import Override
 from rocm_deps.environment import git_environment
 from rocm_deps.grammar.refs import FULL_SHA
-from rocm_deps.install.build import NO_ISOLATION
+from rocm_deps.install.build import needs_isolation
 from rocm_deps.install.git import FETCHED_REF, Git, GitError
-from rocm_deps.install.job import Context, StepFailed, timed
+from rocm_deps.install.job import Context, StepFailed, first_names, timed
+from rocm_deps.install.pip import NO_ISOLATION, declared_build_requirements, install_argv
 
 # Asked of the interpreter under test: what it records for a distribution (its version, and
 # the commit and URL of a VCS install), or null when it has none.
@@ -59,7 +64,33 @@ vcs = direct.get("vcs_info") if isinstance(direct.get("vcs_info"), dict) else {}
 print(json.dumps({"version": found.version, "url": direct.get("url"),
                   "commit": vcs.get("commit_id")}))
 """
+# Asked of the interpreter under test after the install: the git blob hash of each Python file
+# the distribution installed (by its path in the distribution), and whether its top-level
+# modules import from there.
+FILES_PROBE = """\
+import hashlib, importlib, json, sys
+from importlib.metadata import distribution
+found = distribution(sys.argv[1])
+blobs, tops = {}, set()
+for file in found.files or ():
+    path = str(file)
+    if not path.endswith(".py") or ".dist-info/" in path or path.startswith(".."):
+        continue
+    data = found.locate_file(file).read_bytes()
+    blobs[path] = hashlib.sha1(b"blob %d\\0" % len(data) + data).hexdigest()
+    tops.add(path.split("/", 1)[0].removesuffix(".py"))
+imported = {}
+for top in sorted(tops):
+    try:
+        module = importlib.import_module(top)
+        imported[top] = str(getattr(module, "__file__", None) or list(module.__path__)[0])
+    except Exception as error:
+        imported[top] = "error: " + type(error).__name__ + ": " + str(error)[:200]
+print(json.dumps({"blobs": blobs, "imported": imported,
+                  "location": str(found.locate_file(""))}))
+"""
 MAX_TEXT = 1000
+MAX_PYPROJECT = 1024 * 1024
 STATE_DIRECTORY = "rocm-deps-state"
 
 
@@ -110,7 +141,11 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
         return
     if context.dry_run:
         context.runner.echo_command(("git", "fetch", url, target), dry_run=True)
-        context.runner.echo_command(_pip_argv(context, dependency, url, wanted or target),
+        if dependency.build_isolation == "auto":
+            context.runner.info(f"{dependency.name}: whether the build needs isolation is "
+                                f"decided when the commit is fetched (shown without)")
+        context.runner.echo_command(_pip_argv(context, dependency, url, wanted or target,
+                                              dependency.build_isolation == "always"),
                                     dry_run=True)
         report.state = PLANNED_INSTALL
         return
@@ -123,13 +158,15 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
             return
         if image is None:  # before the first change: what the image had
             state.save_image(current)
+        isolated = _isolated(context, dependency, directory, commit, report)
         with timed(report, "pip"):
-            _pip_install(context, dependency, directory, url, commit, current)
+            _pip_install(context, dependency, directory, url, commit, current, isolated)
         after = recorded(context, dependency.distribution)
         if after is None or after.commit != commit:
             raise StepFailed("verify", f"pip reported success, but {context.settings.python} "
                                        f"records {_described(after)} for "
                                        f"{dependency.distribution}, not {commit}")
+        _verify_files(context, dependency, directory, commit)
         report.commit, report.version = commit, after.version
         report.state = RESTORED if override is None else INSTALLED
         if override is None:
@@ -209,15 +246,33 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
     return commit
 
 
-def _pip_argv(context: Context, dependency: DependencyConfig, url: str,
-              commit: str) -> list[str]:
-    isolation = () if dependency.build_isolation == "always" else (NO_ISOLATION,)
-    return [context.settings.python, "-I", "-m", "pip", "install", "--no-deps", *isolation,
-            *context.pip_args(dependency), f"git+{url}@{commit}"]
+def _isolated(context: Context, dependency: DependencyConfig, directory: Path, commit: str,
+              report: DependencyReport) -> bool:
+    """`build-isolation`: for `auto`, whether the interpreter lacks a build requirement the
+    fetched commit's pyproject.toml declares, as for a clone."""
+    policy = dependency.build_isolation
+    if policy == "auto":
+        shown = Git(directory, context.runner, context.settings.environ).run(
+            "show", f"{commit}:pyproject.toml", echo=False)
+        text = shown.stdout[:MAX_PYPROJECT] if shown.ok else None
+        isolated = needs_isolation(context, dependency, *declared_build_requirements(
+            text, f"pyproject.toml of {commit[:12]}"))
+    else:
+        isolated = policy == "always"
+    report.build_isolation = "isolated" if isolated else "not isolated"
+    return isolated
+
+
+def _pip_argv(context: Context, dependency: DependencyConfig, url: str, commit: str,
+              isolated: bool) -> list[str]:
+    pip_args = context.pip_args(dependency)
+    isolation = () if isolated or NO_ISOLATION in pip_args else (NO_ISOLATION,)
+    return install_argv(context.settings.python, f"git+{url}@{commit}",
+                        (*isolation, *pip_args), reinstall=True)
 
 
 def _pip_install(context: Context, dependency: DependencyConfig, directory: Path, url: str,
-                 commit: str, current: Installed | None) -> None:
+                 commit: str, current: Installed | None, isolated: bool) -> None:
     """pip clones `url` as git is told to: from `directory`, which holds the commit."""
     environment = git_environment(context.pip_env(dependency))
     count = int(environment.get("GIT_CONFIG_COUNT", "0") or 0)
@@ -225,13 +280,69 @@ def _pip_install(context: Context, dependency: DependencyConfig, directory: Path
                     f"GIT_CONFIG_KEY_{count}": f"url.{directory}.insteadOf",
                     f"GIT_CONFIG_VALUE_{count}": url,
                     "GIT_ALLOW_PROTOCOL": "file"}
-    result = process.run(_pip_argv(context, dependency, url, commit), context.runner,
-                         env=environment, capture=False,
+    result = process.run(_pip_argv(context, dependency, url, commit, isolated),
+                         context.runner, env=environment, capture=False,
                          progress=process.Progress(f"pip install {dependency.distribution}"))
     if not result.ok:
         raise StepFailed("pip", f"`pip install git+{url}@{commit}` for {dependency.name} failed "
                                 f"with exit code {result.returncode} (pip's output is above); "
                                 f"the interpreter still holds {_described(current)}")
+
+
+def _verify_files(context: Context, dependency: DependencyConfig, directory: Path,
+                  commit: str) -> None:
+    """What the interpreter now imports is the commit's code: each installed Python file of
+    the distribution that the commit's tree holds (under the package's source root) has that
+    file's blob, and its top-level modules import from the install."""
+    assert dependency.distribution is not None
+    python = context.settings.python
+    result = process.run((python, "-I", "-c", FILES_PROBE, dependency.distribution),
+                         context.runner, env=context.pip_env(None), echo=False)
+    try:
+        found = json.loads(result.stdout.strip() or "null")
+        blobs, imported = dict(found["blobs"]), dict(found["imported"])
+    except (ValueError, TypeError, KeyError):
+        raise StepFailed("verify", f"{python} could not list the files of "
+                                   f"{dependency.distribution} (exit code {result.returncode}): "
+                                   f"{result.stderr.strip()[-300:]}") from None
+    tree = _tree(Git(directory, context.runner, context.settings.environ), commit)
+    root = next((prefix for path in blobs for prefix in ("", "src/")
+                 if f"{prefix}{path}" in tree), None)
+    if root is None:
+        raise StepFailed("verify", f"none of the {len(blobs)} Python files {python} has of "
+                                   f"{dependency.distribution} is a file of {commit}: the "
+                                   f"install cannot be confirmed to be that commit's")
+    differ = sorted(path for path, blob in blobs.items()
+                    if f"{root}{path}" in tree and tree[f"{root}{path}"] != blob)
+    broken = {top: where for top, where in imported.items() if where.startswith("error: ")}
+    if differ or broken:
+        raise StepFailed("verify", f"pip recorded {commit}, but what {python} imports of "
+                                   f"{dependency.distribution} is not that commit's: "
+                                   + "; ".join(filter(None, (
+                                       f"{len(differ)} file(s) differ ({first_names(differ)})"
+                                       if differ else "",
+                                       *(f"`import {top}` failed: {where[7:]}"
+                                         for top, where in broken.items())))))
+    matched = sum(1 for path in blobs if f"{root}{path}" in tree)
+    context.runner.info(f"{dependency.name}: {matched} installed file(s) are {commit[:12]}'s, "
+                        f"and {', '.join(sorted(imported)) or 'nothing'} imports from the "
+                        f"install")
+
+
+def _tree(git: Git, commit: str) -> dict[str, str]:
+    """Path -> blob hash of every file of `commit`."""
+    try:
+        listing = git.check("ls-tree", "-r", "-z", commit, echo=False)
+    except GitError as error:
+        raise StepFailed("verify", f"cannot list the files of {commit}: {error.message}"
+                         ) from None
+    tree = {}
+    for entry in listing.split("\0"):
+        meta, _, path = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[1] == "blob":
+            tree[path] = fields[2]
+    return tree
 
 
 class _State:

@@ -1,5 +1,7 @@
-"""How pip is called (the `pip` step of `STEPS`): one argv for every install; its environment comes
-from `environment.pip_environment`."""
+"""How pip is called: one argv for every install (a clone's `pip install -e`, a git package's
+`pip install git+<url>@<sha>`, the workspace's); its environment comes from
+`environment.pip_environment`. The build requirements a commit declares, and the probe that
+asks the interpreter whether it has them."""
 
 from __future__ import annotations
 
@@ -9,10 +11,17 @@ from pathlib import Path
 from rocm_deps.errors import UsageError
 from rocm_deps.files import read_bounded, toml_parser
 
+NO_ISOLATION = "--no-build-isolation"
 
-def editable_install_argv(python: str, directory: Path, pip_args: Sequence[str]) -> list[str]:
-    """`pip install -e` of one directory, without dependencies: the image has them."""
-    return [python, "-I", "-m", "pip", "install", "-e", str(directory), "--no-deps", *pip_args]
+
+def install_argv(python: str, target: str, pip_args: Sequence[str], *, editable: bool = False,
+                 reinstall: bool = False) -> list[str]:
+    """`pip install` of one target, without dependencies (the image has them). `reinstall`:
+    even when the installed distribution has the version the target builds (a pull request
+    almost never bumps it, and pip keeps a same-version install whatever commit
+    `git+<url>@<sha>` names); with `--no-deps` only that distribution is reinstalled."""
+    return [python, "-I", "-m", "pip", "install", *(("-e",) if editable else ()), target,
+            "--no-deps", *(("--force-reinstall",) if reinstall else ()), *pip_args]
 
 
 # Run by the interpreter under test after `pip install -e DIR`: which distribution is
@@ -54,8 +63,20 @@ def build_requirements(directory: Path) -> tuple[tuple[str, ...] | None, str]:
         return LEGACY_BUILD_REQUIREMENTS, "no pyproject.toml: pip's default for setup.py"
     try:
         text = read_bounded(pyproject, MAX_PYPROJECT, "pyproject.toml")
-        document = toml_parser().loads(text)
-    except (UsageError, ValueError, RecursionError) as error:
+    except UsageError as error:
+        return None, f"{pyproject} cannot be read ({str(error)[:200]})"
+    return declared_build_requirements(text, str(pyproject))
+
+
+def declared_build_requirements(text: str | None,
+                                pyproject: str) -> tuple[tuple[str, ...] | None, str]:
+    """`[build-system] requires` of a pyproject.toml's `text` (None: the commit has none: pip's
+    legacy default); None and why when it cannot be read."""
+    if text is None:
+        return LEGACY_BUILD_REQUIREMENTS, "no pyproject.toml: pip's default for setup.py"
+    try:
+        document = toml_parser().loads(text[:MAX_PYPROJECT])
+    except (ValueError, RecursionError) as error:
         return None, f"{pyproject} cannot be read ({str(error)[:200]})"
     system = document.get("build-system")
     if system is None:
