@@ -293,3 +293,18 @@ def test_auto_build_isolation_reads_the_fetched_commits_build_requirements(
     assert report_of(failed)["build_isolation"] == "isolated"
     assert "lacks `rocm-deps-absent-builder>=1`" in failed.stderr
     assert recorded(box)[2] == bridge["head"]
+
+
+def test_the_fetch_takes_the_history_without_its_files_and_the_commits_files(
+        cli: Cli, box: Sandbox, bridge: dict[str, str], tmp_path: Path) -> None:
+    """As GitHub serves it (partial fetches allowed): the commits and trees of the history,
+    then the files of the named commit (8, two of them the same empty blob), what pip's own
+    blob-less clone of the URL would transfer; pip then clones the private directory
+    locally."""
+    git(tmp_path / "Megatron-Bridge", "config", "uploadpack.allowFilter", "true")
+    result = install(cli, box, pull(42))
+    assert result.code == 0, result.stderr
+    assert f"fetching the contents of 7 files of {bridge['42']} (partial clone)" in (
+        result.stderr)
+    assert "every file of the history was fetched" not in result.stderr
+    assert imported(box, "megatron.bridge.models.qwen", "HEADS") == "8"

@@ -312,8 +312,8 @@ class Git:
         attempts, stderr = self.with_retries(args, retry, what=f"git fetch of {target}")
         if fetch_filter and FILTER_IGNORED in stderr:
             self.runner.notice(f"the server does not serve partial fetches (git: "
-                               f"{FILTER_IGNORED}): everything was fetched, as without "
-                               f"`fetch-filter`", title="rocm-deps: fetch-filter")
+                               f"{FILTER_IGNORED}): every file of the history was fetched, "
+                               f"not only the commit's", title="rocm-deps: partial fetch")
         return attempts
 
     def fetch_missing_contents(self, remote: str, revision: str, retry: RetryPolicy) -> int:

@@ -226,9 +226,14 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
     git = Git(directory, context.runner, context.settings.environ)
     try:
         git.check("init", "-q", echo=False)
-        # Whole history: pip's blob-less clone from a shallow repository loops. pip's clone
-        # then copies it locally, whole (a local copy beats fetching the blobs lazily).
-        report.fetch_attempts = git.fetch(url, target, 0, "none", "", context.retry)
+        # The whole history's commits and trees, and the files of the commit alone: what
+        # pip's own `git clone --filter=blob:none` of the URL transfers. Not shallow: pip's
+        # clone of a shallow repository loops. pip then clones this directory locally (hard
+        # links), so it needs nothing more than the commit's files.
+        report.fetch_attempts = git.fetch(url, target, 0, "none", "blob:none", context.retry)
+        fetched = git.commit_of(FETCHED_REF)
+        if fetched is not None:
+            report.fetch_attempts += git.fetch_missing_contents(url, fetched, context.retry)
     except GitError as error:
         raise StepFailed("fetch", f"could not fetch `{target}` of {dependency.name} from "
                                   f"{url}: {error.message}\nThe interpreter still holds "
