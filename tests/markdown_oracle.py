@@ -123,6 +123,11 @@ _INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input",
                      "sup", "sub", "ins", "kbd", "mark", "q", "small", "u"})
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
+_CLOSES_P = frozenset({"address", "article", "aside", "blockquote", "center", "details",
+                       "dialog", "div", "dl", "fieldset", "figcaption", "figure", "footer",
+                       "header", "hgroup", "main", "menu", "nav", "ol", "p", "search",
+                       "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+                       "table", "hr", "li", "dd", "dt", "form"})
 _TABLE_PARTS = frozenset({"caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col",
                           "colgroup"})
 # An image sits in the line but is no text: what is on either side are two words.
@@ -171,6 +176,10 @@ def shown_text_lines(body: str) -> list[str]:
             # a struck-out <del> too; <s> and <strike> are formatting elements, which the
             # browser reopens in the next block, so they stay.
             if not closing:
+                # A block's start tag closes an open <p> (the parser's "close a p element"),
+                # and a <del> opened in it: <del> is no formatting element it reopens.
+                if name in _CLOSES_P and blocks and blocks[-1][0] == "p":
+                    struck["del"] = min(struck["del"], blocks.pop()[1])
                 blocks.append((name, struck["del"]))
             elif any(open_name == name for open_name, _ in blocks):
                 while blocks:

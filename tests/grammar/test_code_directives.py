@@ -159,3 +159,39 @@ def test_a_directive_shown_as_code_in_any_form_is_an_error(body: str) -> None:
     [finding] = code_findings(parsed, set(), "error")
     assert (finding.level, finding.line) == ("error", 1)
     assert "GitHub shows this" in finding.message and "as code" in finding.message
+
+
+# Code after markup that shows no text (a task box, emphasis, a link's bracket), a
+# look-alike or a task box inside code, and the code of a row's only line: each still a
+# directive shown as code (an independent generator of descriptions found them green).
+CODE_AFTER_MARKUP = {
+    "task-box-code-span": "- [ ] `ci-sglang-pr: #1`",
+    "task-box-raw-code": "- [x] <code>ci-sglang-pr: #1</code>",
+    "task-box-code-key": "- [x] `ci-sglang-pr`: #1",
+    "linked-code-key": "[`ci-sglang-pr`: #1](https://example.com)",
+    "strong-code-key": "**`ci-sglang-pr`**: #1",
+    "double-back-ticks": "- [ ] ``ci-sglang-pr: #1``",
+    "look-alike-in-code": "`ci-sglang\u2010pr: #1`",
+    "fullwidth-colon-in-a-fence": "~~~\nci-sglang-pr\uff1a #1\n~~~",
+    "task-box-in-a-fence": "~~~\n- [x] ci-sglang-pr: #1\n~~~",
+    "zero-width-space-in-a-fence": "```\nci-sglang\u200b-pr: #1\n```",
+}
+
+
+@pytest.mark.parametrize("body", CODE_AFTER_MARKUP.values(), ids=CODE_AFTER_MARKUP.keys())
+def test_code_behind_markup_or_a_look_alike_is_still_a_directive_shown_as_code(
+        body: str) -> None:
+    assert "<code>" in render(body)  # GitHub shows code
+    parsed = parse_body(body, DEPENDENCIES)
+    assert parsed.directives == {}
+    [finding] = code_findings(parsed, set(), "error")
+    assert (finding.level, finding.title) == ("error", "rocm-deps: directive shown as code")
+
+
+def test_a_block_tag_closes_the_paragraph_and_the_del_opened_in_it() -> None:
+    """`<del>` is no formatting element the HTML parser reopens: the `<div>` after it closes
+    the paragraph and the strikethrough with it, so the line is shown plain and applied."""
+    parsed = parse_body("<del><div>ci-sglang-pr: #1</div></del>", DEPENDENCIES)
+    assert parsed.directives["sglang"].raw == "#1"
+    struck = parse_body("<del>ci-sglang-pr: #1</del>", DEPENDENCIES)
+    assert (struck.directives, [f.level for f in struck.findings]) == ({}, ["warning"])

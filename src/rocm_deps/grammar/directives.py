@@ -60,6 +60,9 @@ _AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
 # A value wrapped in one emphasis run, the same on both sides, nothing else inside.
 _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+# A task box after a list marker, in code (`- [x] ci-x-pr: #1` in a fenced block).
+_CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ \t]+")
+_MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\[))*")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 
@@ -205,8 +208,11 @@ class _Parser:
                                "as one cell of a table row with several cells")
                 return
             text, prose, lead = filled[0]  # a one-cell row: shown as that line
-        # Code before any text: over the whole directive, or over its key (`ci-x-pr`: #1).
-        after = _LEADING_CODE_SPAN.sub("", text, count=1) if text.startswith("`") else text
+        # Code before any text: over the whole directive, or over its key (`ci-x-pr`: #1),
+        # after markup that shows no text (a task box, emphasis, a link's bracket).
+        rest = _MARKUP_PREFIX.sub("", text, count=1)
+        after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`")
+                 else rest).lstrip("*_")
         if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
             return
         displayed = display(text, markdown=not shown.raw_html)
@@ -309,8 +315,16 @@ class _Parser:
         under "## Usage"). Whether it fails the run is `code_findings`' to say."""
         if shown.raw_html:  # a browser decodes raw HTML's entities: `ci&#45;…` shows `ci-…`
             text = html.unescape(text)
-        match = _DIRECTIVE_LINE_RE.fullmatch(text.strip(" \t"))
-        item = self.by_key.get(match.group("key").casefold()) if match is not None else None
+        text = _CODE_TASK_BOX.sub(r"\1", text.strip(" \t"), count=1)
+        match = item = None
+        # As written; else as a reader takes it: look-alike characters folded, invisible ones
+        # and escapes dropped (code shows `ci-sglang‐pr: #1` to a reader as the key).
+        for candidate in dict.fromkeys((text, remove_invisible(text), text.replace("\\", ""),
+                                        "".join(fold(character) for character in text))):
+            match = _DIRECTIVE_LINE_RE.fullmatch(candidate)
+            item = self.by_key.get(match.group("key").casefold()) if match else None
+            if item is not None:
+                break
         if match is None or item is None:
             return False
         self.in_code.append(CodeDirective(item.name, shown.number, shown.source,

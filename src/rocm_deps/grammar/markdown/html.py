@@ -96,6 +96,11 @@ class Browser:
         # Raw elements that are not inline, open, each with the <del> count before it: its
         # end tag pops what was opened inside it, a <del> too (the parser's "pop until").
         self.raw_blocks: list[tuple[str, int]] = []
+        # Inside a block cmark writes (a paragraph): the <del> count at its start. A raw
+        # block-level start tag closes the paragraph (the parser's "close a p element"),
+        # and the <del> opened in it with it: <del> is not a formatting element the parser
+        # reopens.
+        self.block_struck: int | None = None
 
     @contextlib.contextmanager
     def block(self) -> Iterator[None]:
@@ -104,8 +109,10 @@ class Browser:
         <s> and <strike> are formatting elements the browser reopens in the next block, so
         they stay."""
         struck_before = self.open_struck["del"]
+        self.block_struck = struck_before
         yield
         self.open_struck["del"] = min(self.open_struck["del"], struck_before)
+        self.block_struck = None
 
     @property
     def shows_code(self) -> bool:
@@ -181,6 +188,8 @@ class Browser:
     def _nest(self, tag: str, closing: bool) -> None:
         if (tag in _TRANSPARENT and tag != "pre") or tag in _VOID:  # inline, or no content
             return
+        if not closing and self.block_struck is not None and tag in _LINE_STARTS:
+            self.open_struck["del"] = min(self.open_struck["del"], self.block_struck)
         if not closing:
             if len(self.raw_blocks) < MAX_RAW_BLOCKS:
                 self.raw_blocks.append((tag, self.open_struck["del"]))

@@ -242,8 +242,9 @@ class Inline:
                 piece = self.content[position:max(position, begin)]
                 text.append(piece)
                 prose.append(piece)
-                # Emphasis around code shows no text: `*<code>ci-x-pr: #1</code>*`.
-                seen_text = seen_text or bool(piece.strip(" \t*_"))
+                # Emphasis, a task box or a link's bracket before code shows no text:
+                # `*<code>ci-x-pr: #1</code>*`, `[x] \`ci-x-pr: #1\``.
+                seen_text = seen_text or _MARKUP_ONLY.fullmatch(piece) is None
                 if kind in (CODE_SPAN, RAW_CODE) and not seen_text:
                     if lead:  # what parts two pieces of code (a blank, or nothing)
                         lead.append(piece.strip("*_"))
@@ -293,6 +294,7 @@ class Inline:
         return (text if kind == CODE_SPAN else _as_shown(text)).strip(" \t")
 
 
+_MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t])*")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _LINK_TEXT = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
