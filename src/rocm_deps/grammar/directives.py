@@ -318,7 +318,7 @@ class _Parser:
         text = _CODE_TASK_BOX.sub(r"\1", text.strip(" \t"), count=1)
         match = item = None
         # As written; else as a reader takes it: look-alike characters folded, invisible ones
-        # and escapes dropped (code shows `ci-sglang‐pr: #1` to a reader as the key).
+        # and escapes dropped (code showing the key with a U+2010 hyphen reads as the key).
         for candidate in dict.fromkeys((text, remove_invisible(text), text.replace("\\", ""),
                                         "".join(fold(character) for character in text))):
             match = _DIRECTIVE_LINE_RE.fullmatch(candidate)
