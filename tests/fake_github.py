@@ -79,7 +79,7 @@ class Repository:
             "head": {"label": f"{owner}:{head_branch}", "ref": head_branch,
                      "sha": head_sha, "repo": {"full_name": head_repository}},
             "base": {"label": f"{base_owner}:{base}", "ref": base, "sha": base_sha,
-                     "repo": {"full_name": self.full_name}},
+                     "repo": {"full_name": self.full_name, "default_branch": "main"}},
             "mergeable": mergeable, "merge_commit_sha": merge_commit_sha,
             "created_at": "2026-11-01T10:00:00Z", "updated_at": "2026-11-01T10:00:00Z",
         }

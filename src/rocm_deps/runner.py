@@ -115,13 +115,14 @@ class Runner:
         if not secret:
             return
         forms = token_forms(secret)
-        for form in (secret, *forms):
-            if form not in self.secrets_to_hide:
-                self.secrets_to_hide.append(form)
-                if self.github_actions:
-                    print(f"::add-mask::{escape_data(form)}", file=self.stream, flush=True)
-        if escaped_line(secret) != secret:
-            self.secrets_to_hide.append(escaped_line(secret))
+        # The whole token first, as it is and as the summary escapes it (`ghp\_…`), then the
+        # forms that are pieces of it: a piece replaced first would leave the rest shown.
+        whole = [secret, *((escaped_line(secret),) if escaped_line(secret) != secret else ())]
+        self.secrets_to_hide[:0] = [form for form in whole if form not in self.secrets_to_hide]
+        self.secrets_to_hide += [form for form in forms if form not in self.secrets_to_hide]
+        if self.github_actions:
+            for form in dict.fromkeys((secret, *forms)):
+                print(f"::add-mask::{escape_data(form)}", file=self.stream, flush=True)
         self._wrapped_forms += [r"\s*".join(map(re.escape, form)) for form in forms]
         if self._wrapped_forms:
             self._wrapped = re.compile("|".join(self._wrapped_forms))

@@ -44,15 +44,17 @@ class ResolveWithToken(Protocol):
 @pytest.fixture
 def resolve_with_token(cli: Cli, tmp_path: Path, write_event: EventWriter,
                        github: FakeGitHub) -> ResolveWithToken:
-    """resolve on a pull_request event of radixark/miles with `body`, a token, the stand-in."""
+    """resolve on a pull_request event of radixark/miles with `body` (read from the payload), a
+    token, the stand-in."""
 
     def invoke(body: str, *extra: str, config: str = "") -> CliResult:
         event = write_event(body, number=7, repository="radixark/miles")
         config_path = tmp_path / "api.toml"
         config_path.write_text("[api]\ntimeout-seconds = 1\nbackoff-seconds = 0.5\n" + config)
+        # The payload's body: these tests are about pinning (a later --body-source wins).
         return cli("resolve", "--event-name", "pull_request", "--event-path", event,
                    "--config", str(config_path), "--github-token-env", "TEST_GITHUB_TOKEN",
-                   "--format", "json", *extra,
+                   "--format", "json", "--body-source", "event", *extra,
                    env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
 
     return invoke
@@ -325,6 +327,7 @@ def test_a_closed_port_is_an_unreachable_api_not_an_invalid_directive(
                  write_event("ci-sglang-pr: #30421\n\nci-megatron-pr: rocm\n", number=7,
                              repository="radixark/miles"),
                  "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
+                 "--body-source", "event",
                  env={"GITHUB_API_URL": f"http://127.0.0.1:{port}", "TEST_GITHUB_TOKEN": TOKEN})
     assert result.code == 1
     [error] = [line for line in result.stderr.splitlines() if line.startswith("::error")]

@@ -53,7 +53,7 @@ def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path, path: Path,
     return subprocess.run(
         [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
          "--event-name", "pull_request", "--event-path", event, "--github-token-env",
-         "TEST_TOKEN", "--format", "json"],
+         "TEST_TOKEN", "--format", "json", "--body-source", "event"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
              "TEST_TOKEN": TOKEN, "PATH": str(path), "UV_CACHE_DIR": str(tmp_path_of(runner_temp)),

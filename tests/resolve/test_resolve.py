@@ -212,6 +212,7 @@ def test_json_format_prints_report_on_stdout(write_event: EventWriter, cli: Cli)
                  "--event-path", write_event("ci-sglang-pr: #7\nci-sglang-pr: #7"))
     report = json.loads(result.stdout)
     assert set(report) == {"version", "skip_dependency_install", "named_by", "body_read_from",
+                           "prerequisites",
                            "overrides", "values", "warnings", "errors", "findings_omitted"}
     assert report["findings_omitted"] == 0
     assert report["overrides"]["sglang"]["pr"] == 7

@@ -23,11 +23,12 @@ _PULL_REF = re.compile(r"refs/pull/([0-9]{1,9})/(?:head|merge)")
 
 # "image": nothing named the dependency, and install keeps (or returns) it at the image's copy;
 # never in an overrides document.
-Source = Literal["dispatch", "body", "lock", "default", "overrides", "image"]
+# "stack": the description of a pull request below this one in its stack named it.
+Source = Literal["dispatch", "body", "stack", "lock", "default", "overrides", "image"]
 SOURCES: tuple[Source, ...] = tuple(source for source in get_args(Source) if source != "image")
 # Precedence of docs/architecture.md, *Directives*, highest first; `named_by` is the highest source
 # in use.
-PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "lock", "default")
+PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "stack", "lock", "default")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Override:
     # base commit GitHub's merge commit (`sha`) was made of.
     head: str | None = None
     base: str | None = None
+    via: int | None = None  # source "stack": the pull request whose description named it
 
     @property
     def merge(self) -> bool:
@@ -57,6 +59,8 @@ class Override:
                     "raw": self.raw, "line": self.line, "pr": self.pr}
         if self.merge:
             document |= {"head": self.head, "base": self.base}
+        if self.via is not None:
+            document |= {"via": self.via}
         return document
 
     @classmethod
@@ -113,9 +117,13 @@ class Override:
         if kind == "ref" and (pr is not None or ref.startswith(("refs/pull/", "pull/"))):
             raise fail(f"a `ref` override names a branch or tag, never a pull request; got ref "
                        f"{ref!r} and pr {pr!r}")
+        via = _optional_int(entry.get("via"), "via", fail)
+        if (via is None) != (source != "stack"):
+            raise fail("`via` (the pull request whose description named it) goes with "
+                       "`source: stack`, and only with it")
         return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
                    line=_optional_int(entry.get("line"), "line", fail), pr=pr,
-                   head=merge["head"], base=merge["base"])
+                   head=merge["head"], base=merge["base"], via=via)
 
 
 def _optional_int(value: object, key: str, fail: Callable[[str], UsageError]) -> int | None:

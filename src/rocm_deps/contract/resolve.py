@@ -47,6 +47,8 @@ class ResolveReport:
     errors: list[Finding] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     body_origin: str = "none"
+    # `Depends-On:` pull requests of this repository: merge-check waits for them
+    prerequisites: list[str] = field(default_factory=list)
 
     @property
     def named_by(self) -> Source | Literal[""]:
@@ -71,6 +73,7 @@ class ResolveReport:
             "skip_dependency_install": None if self.errors else self.skip_dependency_install,
             "named_by": self.named_by,
             "body_read_from": self.body_origin,
+            "prerequisites": self.prerequisites,
             "overrides": overrides_to_json(self.overrides),
             "values": {name: value.to_json() for name, value in self.values.items()},
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],

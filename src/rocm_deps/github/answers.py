@@ -55,6 +55,9 @@ class PullInfo:
     # GitHub's test merge onto the base: None while GitHub computes it (or never, for a list)
     mergeable: bool | None = None
     merge_commit_sha: str | None = None
+    # The base repository's default branch: a pull request based on another branch may be
+    # stacked on the pull request whose head that branch is.
+    default_branch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
     mergeable = raw.get("mergeable")
     merge_commit = raw.get("merge_commit_sha")
     base_sha = base.get("sha")
+    base_repo = base.get("repo")
+    default = base_repo.get("default_branch") if isinstance(base_repo, dict) else None
     return PullInfo(number, sha_of(head.get("sha"), what), state, merged,
                     label_of(base.get("ref")), label_of(head.get("label")),
                     body if isinstance(body, str) else None,
@@ -126,7 +131,8 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
                     label_of(head.get("ref")),
                     sha_of(base_sha, what) if base_sha is not None else None,
                     mergeable if isinstance(mergeable, bool) else None,
-                    sha_of(merge_commit, what) if merge_commit is not None else None)
+                    sha_of(merge_commit, what) if merge_commit is not None else None,
+                    label_of(default) if isinstance(default, str) else None)
 
 
 def object_of(value: object, what: str) -> dict[str, Any]:

@@ -93,6 +93,24 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def pull_with_head(self, repository: str, head_branch: str) -> PullInfo | None:
+        """The open pull request of `repository` whose head is its own branch `head_branch`
+        (the one a stacked pull request's base names); None when there is none."""
+        owner = repository.split("/", 1)[0]
+        what = f"the open pull request of {repository} from {owner}:{head_branch}"
+
+        def fetch() -> PullInfo | None:
+            raw = self._get(f"/repos/{repository}/pulls", what,
+                            {"state": "open", "head": f"{owner}:{head_branch}",
+                             "per_page": 100})
+            if not isinstance(raw, list):
+                raise ApiError(f"the answer for {what} is not a JSON list")
+            return next((pull for pull in (pull_info(entry, what) for entry in raw)
+                         if pull.head_ref == head_branch and (pull.head_repository or "")
+                         .casefold() == repository.casefold()), None)
+
+        return self._call(fetch, what)
+
     def pull_of_run(self, repository: str, head_repository: str, head_branch: str,
                     head_sha: str) -> PullInfo | None:
         """The open pull request of `repository` whose head is `head_branch` of

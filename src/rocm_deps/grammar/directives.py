@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.grammar.display import display
-from rocm_deps.grammar.keys import KEY_CHARACTERS, CodeDirectives, RefKey, ValueKey
+from rocm_deps.grammar.keys import (
+    KEY_CHARACTERS,
+    REPOSITORY_NAME,
+    CodeDirectives,
+    RefKey,
+    ValueKey,
+)
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
 from rocm_deps.grammar.markdown.shown import CodeKind
 from rocm_deps.grammar.near_miss import UNKNOWN_KEY, Keyed, NearMisses
@@ -65,6 +71,12 @@ _CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ 
 _MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\[))*")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
+DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
+# What `Depends-On:` takes: `#N`, `owner/repo#N`, or a pull request's URL (any page of it).
+_PULL_REQUEST = re.compile(
+    rf"(?:(?P<repository>{REPOSITORY_NAME})?#(?P<number>[0-9]{{1,9}})|https://github\.com/"
+    rf"(?P<url_repository>{REPOSITORY_NAME})/pull/(?P<url_number>[0-9]{{1,9}})"
+    rf"(?:[/#?][^\s]*)?)")
 
 Level = Literal["error", "warning", "notice"]
 # How GitHub shows a line of each kind of code block.
@@ -128,11 +140,23 @@ class CodeDirective:
 
 
 @dataclass(frozen=True)
+class Prerequisite:
+    """`Depends-On: #N` (or the pull request's URL, `owner/repo#N`): a pull request of the
+    description's own repository that must merge first. `repository` None: written `#N`."""
+
+    number: int
+    repository: str | None
+    raw: str
+    line: int
+
+
+@dataclass(frozen=True)
 class ParsedBody:
     directives: dict[str, Directive]
     findings: tuple[Finding, ...]
     values: dict[str, ValueDirective] = field(default_factory=dict)
     in_code: tuple[CodeDirective, ...] = ()
+    prerequisites: tuple[Prerequisite, ...] = ()
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -152,20 +176,25 @@ def quote(line: str) -> str:
 
 
 def parse_body(body: str | None, dependencies: Sequence[RefKey],
-               values: Sequence[ValueKey] = ()) -> ParsedBody:
+               values: Sequence[ValueKey] = (), repository: str | None = None) -> ParsedBody:
+    """The directives of a description. `repository` (owner/repo): the description's own, which
+    a `Depends-On:` prerequisite must name (None: not known here, any is taken)."""
     text = normalise(body)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
         return ParsedBody({}, (Finding(
             "error", f"the pull request body is {size} bytes, over the 1 MiB limit; "
                      "directives are not read from bodies this large"),))
-    return _Parser(dependencies, values).parse(text)
+    return _Parser(dependencies, values, repository).parse(text)
 
 
 
 class _Parser:
-    def __init__(self, dependencies: Sequence[RefKey],
-                 values: Sequence[ValueKey] = ()) -> None:
+    def __init__(self, dependencies: Sequence[RefKey], values: Sequence[ValueKey] = (),
+                 repository: str | None = None) -> None:
+        self.dependencies = dependencies
+        self.repository = repository
+        self.prerequisites: list[Prerequisite] = []
         keyed: list[Keyed] = [*dependencies, *values]
         self.by_key: dict[str, Keyed] = {item.directive.casefold(): item for item in keyed}
         self.names = [dependency.name for dependency in dependencies]
@@ -190,7 +219,7 @@ class _Parser:
         for shown in lines:
             self._line(shown)
         return ParsedBody(self.directives, tuple(self.findings), self.values,
-                          tuple(self.in_code))
+                          tuple(self.in_code), tuple(self.prerequisites))
 
     def _line(self, shown: ShownLine) -> None:
         """One line as GitHub shows it: code, one cell of a row with several, struck
@@ -248,6 +277,9 @@ class _Parser:
             self._add("error", number, source, look_alike)
             return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
+        if match is not None and match.group("key").casefold() == DEPENDS_ON:
+            self._depends_on(number, source, match.group("rest"))
+            return
         if match is not None and self._is_key(match.group("key")):
             self._directive(number, source, match, markdown=not raw_html)
             return
@@ -267,6 +299,38 @@ class _Parser:
                       f"GitHub shows `{quote(line)}`, which names a directive but does not start "
                       f"with it, so it is not applied; write the directive at the start of a "
                       f"line of its own, such as `{self.example_key}: #1234`")
+
+    def _depends_on(self, number: int, line: str, rest: str) -> None:
+        """`Depends-On:` one pull request: of a configured dependency's repository it is that
+        dependency's directive; of the description's own repository (or `#N`) a
+        prerequisite; of any other repository an error."""
+        value = rest.strip(" \t").strip("`")
+        found = _PULL_REQUEST.fullmatch(value)
+        if found is None:
+            self._add("error", number, line,
+                      "`Depends-On:` takes one pull request: `#1234`, `owner/repo#1234` or its "
+                      "URL; write one per line")
+            return
+        repository, pr = found.group("repository") or found.group("url_repository"), int(
+            found.group("number") or found.group("url_number"))
+        dependency = next((item for item in self.dependencies if repository is not None
+                           and item.repository.casefold() == repository.casefold()), None)
+        if dependency is not None:
+            spec = classify(f"#{pr}", dependency.repository)
+            assert isinstance(spec, RefSpec)
+            self._record(self.directives, dependency.name,
+                         Directive(dependency.name, "Depends-On", value, number, spec), line)
+            return
+        if repository is not None and self.repository is not None and (
+                repository.casefold() != self.repository.casefold()):
+            configured = ", ".join(f"{item.repository} ({item.directive})"
+                                   for item in self.dependencies)
+            self._add("error", number, line,
+                      f"`{repository}` is neither this repository ({self.repository}) nor a "
+                      f"configured dependency's ({configured}): a pull request there can be "
+                      f"neither tested nor waited for")
+            return
+        self.prerequisites.append(Prerequisite(pr, repository, value, number))
 
     def _escaped_key(self, line: str) -> str | None:
         """Back-slashes GitHub removes (`ci\\_sglang\\_pr`, `ci\\-sglang\\-pr\\:`): the line
@@ -457,6 +521,10 @@ class _Parser:
         earlier = found.get(name)
         if earlier is None:
             found[name] = directive
+        elif earlier.spec == directive.spec and earlier.key != directive.key:
+            self._add("notice", directive.line, line,
+                      f"`{directive.key}` names what line {earlier.line} names "
+                      f"(`{earlier.key}: {earlier.raw}`)")
         elif earlier.spec == directive.spec:
             self._add("warning", directive.line, line,
                       f"`{directive.key}` is repeated (first on line {earlier.line}) with the "

@@ -27,6 +27,7 @@ from rocm_deps.grammar.directives import (
     MAX_BODY_BYTES,
     Directive,
     Finding,
+    Prerequisite,
     code_findings,
     parse_body,
 )
@@ -35,6 +36,7 @@ from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.guard.settings import MergeCheckSettings, Policy
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
+from rocm_deps.resolve.stack import StackError, inherited
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -57,17 +59,27 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
         raise UsageError(needs_token("merge-check --require-tested reads the manifest comment "
                                      "and the dependency pull requests' heads through the "
                                      "API", "", settings.api.empty_variable))
-    for number, body, head in _bodies(settings, payload, api, report):
+    found = payload.get("repository")
+    repository = found.get("full_name") if isinstance(found, Mapping) else None
+    repository = repository if isinstance(repository, str) and REPOSITORY.fullmatch(
+        repository) else None  # checked where it is needed (`_repository`)
+    for number, body, head, live in _bodies(settings, payload, api, report):
         if number is not None:
             report.pulls.append(number)
         where = f"pull request #{number}" if number is not None else "the body file"
-        parsed = parse_body(body, settings.config.dependencies, settings.config.values)
+        parsed = parse_body(body, settings.config.dependencies, settings.config.values,
+                            repository)
         errors = [*parsed.errors, *(finding for finding in code_findings(
             parsed, {*parsed.directives, *parsed.values}, settings.config.code_directives)
             if finding.level == "error")]
         report.errors += [Finding("error", f"{where}: {e.message}", e.line) for e in errors]
         pulls: dict[str, PullInfo] = {}
-        for directive in parsed.directives.values():
+        # What the pull requests below it in its stack name counts as its own.
+        directives = {**_stacked(settings, api, repository, live, where, report),
+                      **parsed.directives}
+        for prerequisite in parsed.prerequisites:
+            _prerequisite(settings, api, repository, number, prerequisite, report)
+        for directive in directives.values():
             dependency = settings.config.dependency(directive.dependency)
             pull = (_pull(api, dependency.repository, directive.spec.pr)
                     if api is not None and directive.spec.pr is not None and (
@@ -91,13 +103,57 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
             repository = _repository(payload)
             require_tested(settings, api, repository, number,
                            head or _pull(api, repository, number).head_sha,
-                           parsed.directives, pulls, report)
+                           directives, pulls, report)
     if not report.pulls and settings.body_file is None:
         report.notices.append(f"this `{settings.event_name or 'unknown'}` event names no pull "
                               f"request: nothing to check")
     elif not report.checks and not report.errors:
         report.notices.append("no directive names a dependency: nothing to wait for")
     return report
+
+
+def _stacked(settings: MergeCheckSettings, api: GitHubApi | None, repository: str | None,
+             live: PullInfo | None, where: str, report: MergeCheckReport
+             ) -> dict[str, Directive]:
+    """The directives a stacked pull request inherits from the ones below it (read as resolve
+    reads them, resolve.stack); none without the API."""
+    if api is None or live is None or repository is None:
+        return {}
+    config = settings.config
+    try:
+        found = inherited(live, lambda upper: api.pull_with_head(repository, upper.base_ref),
+                          lambda lower: parse_body(lower.body, config.dependencies,
+                                                   config.values, repository))
+    except StackError as error:
+        report.errors.append(Finding("error", f"{where}: {error}", title="rocm-deps: stack"))
+        return {}
+    except ApiError as error:
+        raise FatalError(f"could not read the stack below {where}: {error}") from None
+    for name, item in found.items():
+        report.notices.append(f"{where}: {name}: `{item.directive.key}: {item.directive.raw}` "
+                              f"inherited from #{item.via}")
+    return {name: item.directive for name, item in found.items()}
+
+
+def _prerequisite(settings: MergeCheckSettings, api: GitHubApi | None, repository: str | None,
+                  number: int | None, prerequisite: Prerequisite,
+                  report: MergeCheckReport) -> None:
+    """`Depends-On: #N`: this pull request merges after #N; the policy judges it as it judges
+    a dependency pull request (`forbid-overrides` as `require-merged`: it names no
+    dependency)."""
+    target = prerequisite.repository or repository
+    if api is None or target is None:
+        raise UsageError(needs_token(f"merge-check asks the API whether prerequisite "
+                                     f"#{prerequisite.number} is merged", "pull-requests: read",
+                                     settings.api.empty_variable))
+    pull = _pull(api, target, prerequisite.number)
+    state: PullState = ("merged" if pull.merged else "open" if pull.state == "open"
+                        else "closed (unmerged)")
+    policy: Policy = "warn" if settings.policy == "warn" else "require-merged"
+    verdict, reason = policy_verdict(policy, "Depends-On", prerequisite.raw, state, pull.merged,
+                                     target, prerequisite.number)
+    report.checks.append(Check(number, "(prerequisite)", prerequisite.raw, prerequisite.line,
+                               state, verdict, reason))
 
 
 def _api(settings: MergeCheckSettings) -> GitHubApi:
@@ -107,14 +163,15 @@ def _api(settings: MergeCheckSettings) -> GitHubApi:
 
 
 def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHubApi | None,
-            report: MergeCheckReport) -> list[tuple[int | None, str | None, str | None]]:
-    """Each pull request to check: its number, its description and its head commit (None
-    when only the API can say)."""
+            report: MergeCheckReport
+            ) -> list[tuple[int | None, str | None, str | None, PullInfo | None]]:
+    """Each pull request to check: its number, its description, its head commit and the pull
+    request as the API gave it (None when only the API can say, or it was not asked)."""
     context = event_context(settings.event_name, payload)
     if settings.event_name != "merge_group":
         if settings.body_file is not None:  # trying the guard locally: no event needed
             return [(context.pr_number, read_bounded(settings.body_file, MAX_BODY_BYTES + 1,
-                                                     "--body-file"), None)]
+                                                     "--body-file"), None, None)]
         if context.pr_number is None:
             return []
         # A re-run replays the payload; the live body decides (with a token, by default).
@@ -124,8 +181,8 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                                              "through the API", "pull-requests: read",
                                              settings.api.empty_variable))
             pull = _pull(api, _repository(payload), context.pr_number)
-            return [(context.pr_number, pull.body, pull.head_sha)]
-        return [(context.pr_number, context.body, None)]
+            return [(context.pr_number, pull.body, pull.head_sha, pull)]
+        return [(context.pr_number, context.body, None, None)]
     if api is None:
         raise UsageError(needs_token("merge-check on a `merge_group` event reads the group's "
                                      "pull requests through the API", "pull-requests: read",
@@ -140,7 +197,7 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
     if unseen:
         _cannot_see(settings, report, unseen, numbers[-1])
     pulls = [_pull(api, repository, number) for number in numbers]
-    return [(pull.number, pull.body, pull.head_sha) for pull in pulls]
+    return [(pull.number, pull.body, pull.head_sha, pull) for pull in pulls]
 
 
 def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str,

@@ -88,7 +88,8 @@ def _from_data(manifest: Manifest) -> str:
 
 def _row(row: ManifestRow) -> list[str]:
     override = row.override
-    named = f"{override.source}{f', line {override.line}' if override.line else ''}"
+    named = (f"inherited from #{override.via}" if override.via is not None else
+             override.source) + (f", line {override.line}" if override.line else "")
     if override.raw != override.ref:
         named += f": {override.raw}"
     if row.tested:

@@ -34,6 +34,7 @@ from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.resolve.settings import ResolveSettings
+from rocm_deps.resolve.stack import Inherited, StackError, inherited
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -47,17 +48,22 @@ DEPENDENCY_INPUT = re.compile(r"ci_\w+_pr", re.IGNORECASE)
 def resolve(settings: ResolveSettings) -> ResolveReport:
     """Parse, validate and (with a token) pin every directive."""
     config = settings.config
-    context = event_context(settings.event_name, read_event(settings.event_path))
+    payload = read_event(settings.event_path)
+    context = event_context(settings.event_name, payload)
     report = ResolveReport()
-    context, body = _body(settings, context, report)
+    context, body, pull = _body(settings, context, report)
     if (body is None and context.pr_number is None and not settings.inputs
             and settings.event_name != "workflow_dispatch"):
         report.notices.append(_no_body_hint(settings))
-    parsed = parse_body(body, config.dependencies, config.values)
+    parsed = parse_body(body, config.dependencies, config.values, context.repository)
     for finding in parsed.findings:
         report.add(finding)
     trusted = _trusted(settings, context, parsed, report)
     directives = parsed.directives if trusted else {}
+    report.prerequisites = [f"#{item.number}" if item.repository is None
+                            else f"{item.repository}#{item.number}"
+                            for item in parsed.prerequisites]
+    stacked = _stacked(settings, context, payload, pull, report) if trusted else {}
     dispatch = {**context.dispatch_inputs, **settings.inputs}
     _unread_inputs(dispatch, config, report)
     _choose_values(settings, dispatch, parsed.values if trusted else {}, report)
@@ -71,7 +77,7 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     lock_read = _author_trusted(settings, context) or config.lock_file is None
     lock = _read_lock(config) if lock_read else _no_lock(config, report)
     for dependency in config.dependencies:
-        override = _choose(dependency, dispatch, directives, lock, report, lock_read)
+        override = _choose(dependency, dispatch, directives, lock, report, lock_read, stacked)
         if override is not None:
             report.overrides[dependency.name] = override
     if settings.api.token and not report.errors:
@@ -109,12 +115,14 @@ def _api(settings: ResolveSettings) -> GitHubApi:
 
 
 def _body(settings: ResolveSettings, context: EventContext,
-          report: ResolveReport) -> tuple[EventContext, str | None]:
-    """The PR body to parse, and the context updated with what the API said of the PR."""
+          report: ResolveReport) -> tuple[EventContext, str | None, PullInfo | None]:
+    """The PR body to parse, the context updated with what the API said of the PR, and the
+    pull request as the API gave it (None when it was not read)."""
     if settings.body_file is not None:
         report.body_origin = f"file {settings.body_file}"
         # One byte past the parser's limit: a larger body is reported as too large by it.
-        return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1, "--body-file")
+        return context, read_bounded(settings.body_file, MAX_BODY_BYTES + 1,
+                                     "--body-file"), None
     found = None
     if context.run is not None and (context.pr_number is not None
                                     or context.run.of_a_pull_request):
@@ -133,10 +141,47 @@ def _body(settings: ResolveSettings, context: EventContext,
         report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
                               f"read from the API (the current description)")
         association = pull.author_association or context.author_association
-        return dataclasses.replace(context, author_association=association), pull.body
+        return dataclasses.replace(context, author_association=association), pull.body, pull
     if context.pr_number is not None:
         report.body_origin = f"pull request #{context.pr_number} (event payload)"
-    return context, context.body
+    return context, context.body, None
+
+
+def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[str, Any],
+             pull: PullInfo | None, report: ResolveReport) -> dict[str, Inherited]:
+    """What the pull requests below this one in its stack name (one request per level), or
+    nothing, said in a notice when the stack cannot be read without a token."""
+    if pull is None or context.repository is None:
+        base = payload.get("pull_request", {}).get("base", {}) if isinstance(
+            payload.get("pull_request"), Mapping) else {}
+        default = payload.get("repository", {}).get("default_branch") if isinstance(
+            payload.get("repository"), Mapping) else None
+        base_ref = base.get("ref") if isinstance(base, Mapping) else None
+        if isinstance(base_ref, str) and isinstance(default, str) and base_ref != default:
+            report.notices.append(
+                f"this pull request is based on `{base_ref[:100]}`, not on `{default[:100]}`: "
+                f"if that is another pull request's branch, its directives are inherited only "
+                f"with a token (the stack cannot be read without one); this description alone "
+                f"is resolved")
+        return {}
+    api, repository = _api(settings), context.repository
+    config = settings.config
+    trusted = {association.upper() for association in settings.trusted_associations}
+    try:
+        found = inherited(
+            pull, lambda upper: api.pull_with_head(repository, upper.base_ref),
+            lambda lower: parse_body(lower.body, config.dependencies, config.values, repository),
+            lambda lower: not context.privileged or (
+                lower.author_association or "UNKNOWN").upper() in trusted)
+    except StackError as error:
+        report.errors.append(Finding("error", str(error), title="rocm-deps: stack"))
+        return {}
+    except ApiError as error:
+        raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
+    for name, item in found.items():
+        report.notices.append(f"{name}: `{item.directive.key}: {item.directive.raw}` inherited "
+                              f"from #{item.via} (this pull request is stacked on it)")
+    return found
 
 
 def _run_pull_request(settings: ResolveSettings,
@@ -288,8 +333,10 @@ def _read_lock(config: Config) -> Mapping[str, Any]:
 
 def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
             directives: Mapping[str, Directive], lock: Mapping[str, Any],
-            report: ResolveReport, lock_read: bool = True) -> Override | None:
-    """Precedence, per dependency: dispatch input > body directive > lock file > default.
+            report: ResolveReport, lock_read: bool = True,
+            stacked: Mapping[str, Inherited] | None = None) -> Override | None:
+    """Precedence, per dependency: dispatch input > body directive > a directive inherited
+    from the stack > lock file > default.
     When the lock file could not be read (`lock_read` False), the default is not a stand-in
     for what it would have pinned."""
     raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
@@ -304,6 +351,11 @@ def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
                            f"input `{dependency.dispatch_input}`", report)
     if directive is not None:
         return _override(dependency, directive.spec, "body", directive.raw, directive.line)
+    below = (stacked or {}).get(dependency.name)
+    if below is not None:
+        return dataclasses.replace(_override(dependency, below.directive.spec, "stack",
+                                             below.directive.raw, below.directive.line),
+                                   via=below.via)
     lock_key = f"{dependency.name}_commit"
     if lock_key in lock:
         value = lock[lock_key]

@@ -1,0 +1,68 @@
+"""Stacks (docs/architecture.md, *Directives*): a pull request whose base branch is the head
+branch of another open pull request of the same repository inherits that one's directives
+for every dependency it does not name itself, down the stack. resolve walks it through the
+API (one request per level), the sweep through the list of open pull requests it already
+has; both with `inherited`, so they read one stack alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rocm_deps.github.answers import PullInfo
+from rocm_deps.grammar.directives import Directive, ParsedBody
+
+MAX_DEPTH = 10  # pull requests below this one that are read; a deeper stack is an error
+
+
+@dataclass(frozen=True)
+class Inherited:
+    directive: Directive
+    via: int  # the pull request whose description named it
+
+
+class StackError(Exception):
+    """The stack cannot be read as one: a cycle of bases, too deep, a pull request below
+    that is not trusted or whose description has errors. The message says which."""
+
+
+def inherited(pull: PullInfo, below: Callable[[PullInfo], PullInfo | None],
+              parse: Callable[[PullInfo], ParsedBody],
+              trusted: Callable[[PullInfo], bool] = lambda _: True) -> dict[str, Inherited]:
+    """Dependency -> the nearest directive for it in the descriptions of the pull requests
+    below `pull` (`below` finds the one whose head branch is a pull request's base). A pull
+    request based on its repository's default branch is at the bottom: nothing is asked."""
+    found: dict[str, Inherited] = {}
+    chain, current = [pull.number], pull
+
+    def lower_than(upper: PullInfo) -> PullInfo | None:
+        if upper.base_ref == upper.default_branch:
+            return None
+        return below(upper)
+
+    for _ in range(MAX_DEPTH):
+        lower = lower_than(current)
+        if lower is None:
+            return found
+        if lower.number in chain:
+            cycle = " → ".join(f"#{number}" for number in [*chain, lower.number])
+            raise StackError(f"the pull requests' bases form a cycle ({cycle}): each is based "
+                             f"on the next one's branch; rebase one of them onto the default "
+                             f"branch")
+        chain.append(lower.number)
+        if not trusted(lower):
+            raise StackError(f"#{lower.number}, below #{pull.number} in its stack, is by an "
+                             f"author whose association ({lower.author_association or 'NONE'}) "
+                             f"is not in trusted-associations: its directives are not taken")
+        parsed = parse(lower)
+        if parsed.errors:
+            raise StackError(f"the description of #{lower.number}, below #{pull.number} in its "
+                             f"stack, has {len(parsed.errors)} error(s) (first: "
+                             f"{parsed.errors[0].message[:200]}); fix it there")
+        for name, directive in parsed.directives.items():
+            found.setdefault(name, Inherited(directive, lower.number))
+        current = lower
+    if lower_than(current) is not None:
+        raise StackError(f"#{pull.number}'s stack is deeper than {MAX_DEPTH} pull requests: "
+                         f"only so many are read")
+    return found
