@@ -38,9 +38,17 @@ from rocm_deps.contract.status import (
     worst,
 )
 from rocm_deps.errors import FatalError
-from rocm_deps.github.answers import ApiError, ApiUnreachable, CommitStatus, OpenPull, RateLimited
+from rocm_deps.github.answers import (
+    ApiError,
+    ApiUnreachable,
+    CommitStatus,
+    OpenPull,
+    PullInfo,
+    RateLimited,
+)
 from rocm_deps.grammar.directives import code_findings, parse_body
 from rocm_deps.manifest.comment import UNREADABLE, manifests
+from rocm_deps.resolve.stack import StackError, inherited
 from rocm_deps.sweep.settings import SweepSettings
 
 if TYPE_CHECKING:
@@ -148,11 +156,19 @@ def sweep(settings: SweepSettings, api: GitHubApi,
                                f"requests: only the oldest {len(listed)} were judged")
     seen: list[_Seen] = []
     heads: dict[tuple[str, int], Head] = {}  # each dependency pull request, read once
+    # A stacked pull request's stack, read from the list itself (resolve.stack).
+    own_branches = {open_pull.pull.head_ref: open_pull.pull for open_pull in listed
+                    if (open_pull.pull.head_repository or "").casefold()
+                    == settings.repository.casefold()}
+
+    def below(upper: PullInfo) -> PullInfo | None:
+        return own_branches.get(upper.base_ref)
+
     asked: set[tuple[str, int]] = set()
     done = 0
     try:
         for open_pull in listed:
-            item = _read(settings, api, open_pull, ask, report, now())
+            item = _read(settings, api, open_pull, ask, report, now(), below)
             if item is not None:
                 for named in item.named:
                     _read_pull(settings, api, named, heads, asked, ask, report,
@@ -177,11 +193,12 @@ def sweep(settings: SweepSettings, api: GitHubApi,
 
 
 def _read(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull, ask: Ask,
-          report: SweepReport, now: datetime) -> _Seen | None:
+          report: SweepReport, now: datetime,
+          below: Callable[[PullInfo], PullInfo | None]) -> _Seen | None:
     """What the sweep needs of one pull request; None when it names nothing and was not
     edited lately (no request), or carries no status of ours."""
 
-    item = _read_body(settings, api, open_pull, ask)
+    item = _read_body(settings, api, open_pull, ask, below)
     number = open_pull.pull.number
     if item is None:
         if not _recent(open_pull, settings, now):
@@ -220,12 +237,13 @@ def _read_pull(settings: SweepSettings, api: GitHubApi, named: Named,
     heads[key] = Head(pull.head_sha, pull.merged)
 
 
-def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
-               ask: Ask) -> _Seen | None:
+def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull, ask: Ask,
+               below: Callable[[PullInfo], PullInfo | None]) -> _Seen | None:
     """The description read exactly as resolve reads it; None when it names nothing."""
 
     config = settings.config
-    parsed = parse_body(open_pull.pull.body, config.dependencies, config.values)
+    parsed = parse_body(open_pull.pull.body, config.dependencies, config.values,
+                        settings.repository)
     errors = [finding.message for finding in (*parsed.errors, *code_findings(
         parsed, {*parsed.directives, *parsed.values}, config.code_directives))
         if finding.level == "error"]
@@ -237,7 +255,13 @@ def _read_body(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
             raise ValueError(str(error)) from None
         return found
 
-    named, unexpanded = named_now(parsed.directives.values(), config, expand)
+    try:  # what the pull requests below it in its stack name counts as its own
+        stacked = {name: item.directive for name, item in inherited(
+            open_pull.pull, below, lambda lower: parse_body(
+                lower.body, config.dependencies, config.values, settings.repository)).items()}
+    except StackError as error:
+        stacked, errors = {}, [*errors, str(error)]
+    named, unexpanded = named_now({**stacked, **parsed.directives}.values(), config, expand)
     errors += unexpanded
     if not named and not errors:
         return None
