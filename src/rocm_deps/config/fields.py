@@ -174,6 +174,14 @@ DEPENDENCY: Mapping[str, Field] = _rows(
     Field("rebuild-paths", list, (), "Path prefixes of compiled parts: when the new commit "
           "changes files under them, a warning names them and says the image's build is used.",
           expected="an array of path prefixes inside the clone"),
+    Field("compile-inputs", list, (), "What the extensions `pip install -e` compiles are built "
+          "from: paths inside the clone, and `pyproject.toml [build-system]` (that table, "
+          "compared as a table). When none of them changed (`git diff`, content not "
+          "timestamps) since the commit whose build left the clone's extension files for this "
+          "interpreter, pip runs with the compilers disabled and the extensions are reused; "
+          "else compiled. Only for extensions setuptools may skip (`optional=True`, as "
+          "Megatron-LM's): a failed install is redone with the compilers. `[]`: always compile.",
+          expected="an array of paths inside the clone"),
 )
 
 VALUE: Mapping[str, Field] = _rows(

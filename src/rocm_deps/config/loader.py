@@ -154,9 +154,10 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
     _git_package(name, values, where, fail)
     if not REPOSITORY.fullmatch(values["repository"]):
         raise fail.invalid(f"{where}.repository", values["repository"], "the form 'owner/repo'")
-    for prefix in values.get("rebuild-paths", ()):
-        if not prefix or prefix.startswith(("/", "-")) or ".." in prefix.split("/"):
-            raise fail.invalid(f"{where}.rebuild-paths", prefix, "paths inside the clone")
+    for key in ("rebuild-paths", "compile-inputs"):
+        for prefix in values.get(key, ()):
+            if not prefix or prefix.startswith(("/", "-")) or ".." in prefix.split("/"):
+                raise fail.invalid(f"{where}.{key}", prefix, "paths inside the clone")
     remote = values.get("remote", DEPENDENCY["remote"].default)
     if not remote or remote.startswith("-"):
         raise fail.invalid(f"{where}.remote", remote, "a remote name, not starting with '-'")
@@ -171,7 +172,7 @@ def _dependency(name: str, table: Any, fail: Fail) -> DependencyConfig:
 # What acts on the image's clone: not on a git package, which has none.
 CLONE_ONLY = ("remote", "install-dir", "patches", "submodules", "fetch-depth", "tags",
               "fetch-filter", "recipe", "on-missing-target", "local-changes", "prepare",
-              "rebuild-paths")
+              "rebuild-paths", "compile-inputs")
 
 
 def _git_package(name: str, values: Mapping[str, Any], where: str, fail: Fail) -> None:

@@ -61,6 +61,7 @@ class DependencyConfig(RefKey):
             raise ValueError(f"{self.name} is a git package: it has no clone")
         return self.path
     rebuild_paths: tuple[str, ...] = DEPENDENCY["rebuild-paths"].default
+    compile_inputs: tuple[str, ...] = DEPENDENCY["compile-inputs"].default
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,10 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
             # Measured on the real history (docs: install on real history): a blob-less fetch
             # halves the first run here; on SGLang's history it is slower, so not there.
             "fetch-filter": "blob:none",
+            # What helpers_cpp is compiled from: 9 of 3,604 miles-main commits changed it.
+            "compile-inputs": ["megatron/core/datasets/helpers.cpp",
+                               "megatron/core/datasets/Makefile", "setup.py",
+                               "pyproject.toml [build-system]"],
         },
         # No clone in the image: both Miles Dockerfiles run `pip install
         # git+https://github.com/radixark/Megatron-Bridge.git@<sha> --no-deps

@@ -115,6 +115,9 @@ class DependencyReport:
     discarded: LocalChanges | None = None  # what this run's reset discarded
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
     build_isolation: BuildIsolationState | None = None  # how pip built it; None: not built
+    # The compiled extension: "reused (inputs unchanged since <commit>)" or "built (...)";
+    # None when the dependency has no `compile-inputs` or pip did not run.
+    compiled: str | None = None
     steps: list[StepName] = field(default_factory=list)  # the pipeline's steps this install walked
 
     @property
@@ -132,7 +135,7 @@ class DependencyReport:
             "rebuild": {"count": len(self.rebuild), "files": list(self.rebuild[:NAMES_SHOWN])},
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
             "clone_state": self.clone_state, "version": self.version,
-            "build_isolation": self.build_isolation,
+            "build_isolation": self.build_isolation, "compiled": self.compiled,
             "fetch_attempts": self.fetch_attempts,
             "steps": self.steps,
             "patches": {outcome.patch: {"state": outcome.state, "sha256": outcome.sha256}

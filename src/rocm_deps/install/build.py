@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 
 from rocm_deps import process
 from rocm_deps.config import DependencyConfig
 from rocm_deps.contract.install import DependencyReport, FailedStep
 from rocm_deps.environment import pip_environment
+from rocm_deps.install import compiled
 from rocm_deps.install.git import GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.pip import (
@@ -50,14 +52,53 @@ def pip_install(context: Context, job: Job) -> None:
         context.runner.info(f"{dependency.name}: install-dir is empty; not pip installing")
         return
     directory = Path(dependency.clone) / dependency.install_dir
-    editable_install(context, "pip", directory, dependency.name, dependency, job.report)
+    reuse = compiled.plan(context, job)
+    if reuse is None:
+        editable_install(context, "pip", directory, dependency.name, dependency, job.report)
+    else:
+        _install_reusing(context, job, directory, reuse)
     if not context.dry_run:
         job.report.version = _installed_from(context, directory, dependency.name)
 
 
+def _install_reusing(context: Context, job: Job, directory: Path, reuse: compiled.Plan) -> None:
+    """pip as always, with the compilers disabled when the extensions may be reused; then
+    every extension file must load, or the install is redone once with the compilers."""
+    dependency = job.dependency
+    job.report.compiled = reuse.why
+    if reuse.reuse:
+        context.runner.info(f"{dependency.name}: compiled extensions {reuse.why}: pip runs "
+                            f"with the compilers disabled")
+    try:
+        editable_install(context, "pip", directory, dependency.name, dependency, job.report,
+                         compiled.disabled_compilers() if reuse.reuse else {})
+        failed = compiled.failed_to_load(context, compiled.extension_files(context, job)[1])
+    except StepFailed as failure:
+        if not reuse.reuse:
+            raise
+        failed = {"pip": failure.message.split("\n", 1)[0]}
+    if not failed:
+        return
+    why = first_names([f"{path}: {problem}" for path, problem in failed.items()])
+    if not reuse.reuse:
+        raise StepFailed("pip", f"{dependency.name}'s compiled extension does not load: {why}")
+    context.runner.warning(f"{dependency.name}: the reused extension did not work ({why}): "
+                           f"building it again from scratch, once",
+                           title=f"rocm-deps: {dependency.name} rebuilt")
+    compiled.remove(reuse.files)
+    editable_install(context, "pip", directory, dependency.name, dependency, job.report)
+    failed = compiled.failed_to_load(context, compiled.extension_files(context, job)[1])
+    if failed:
+        raise StepFailed("pip", f"{dependency.name}'s compiled extension does not load after "
+                                f"a rebuild from scratch: {first_names(list(failed))}")
+    job.report.compiled = (f"built (the reused extension did not work: rebuilt from scratch; "
+                           f"{reuse.why})")
+
+
 def editable_install(context: Context, step: FailedStep, directory: Path, what: str,
                      dependency: DependencyConfig | None = None,
-                     report: DependencyReport | None = None) -> None:
+                     report: DependencyReport | None = None,
+                     environment: Mapping[str, str] | None = None) -> None:
     """`pip install -e directory` into the interpreter under test (shown in a dry run); a
     dependency's without build isolation when the interpreter has what the build needs."""
     python = context.settings.python
@@ -72,8 +113,9 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
     if context.dry_run:
         context.runner.echo_command(argv, dry_run=True)
         return
-    result = process.run(argv, context.runner, env=context.pip_env(dependency), capture=False,
-                         progress=process.Progress(f"pip install -e {directory}"))
+    result = process.run(argv, context.runner,
+                         env={**context.pip_env(dependency), **(environment or {})},
+                         capture=False, progress=process.Progress(f"pip install -e {directory}"))
     if not result.ok:
         raise StepFailed(step, f"`pip install -e {directory}` for {what} failed with exit "
                                f"code {result.returncode} (pip's output is above); the "

@@ -22,6 +22,7 @@ from rocm_deps.install.git import Git, RetryPolicy
 from rocm_deps.install.record import (
     ImageState,
     ImageStateFile,
+    Record,
     RecordFile,
     Request,
     sha256_of,
@@ -102,6 +103,10 @@ class Job:
     # Not named: the install returns the clone and the interpreter to the image's copy, the
     # image's commit with the image's own edits (and none of the configured patches).
     restoring: bool = False
+    # What the clone held when this install began (before `clean` forgets the record): the
+    # last install the tool recorded, and whether the tool had never touched the clone.
+    previous: Record | None = None
+    untouched: bool = False
 
     @property
     def image_file(self) -> ImageStateFile | None:

@@ -136,10 +136,11 @@ class Installer:
         image_file = job.image_file
         assert image_file is not None
         job.image = image_file.load()
+        job.untouched = job.image is None
         job.report.image_commit = job.image.commit if job.image else None
         if job.restoring and not self._towards_the_image(job):
             return
-        record = job.record.load()
+        record = job.previous = job.record.load()
         if self._up_to_date(job, record):
             assert record is not None
             self._skip(job, record)
