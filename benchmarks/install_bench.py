@@ -269,6 +269,15 @@ def main() -> int:
                         help="with --pip: the interpreter the target virtualenv is made from")
     parser.add_argument("--build-requirement", action="append", default=[],
                         help="with --pip: a build requirement the target interpreter holds")
+    parser.add_argument("--case", help="with --origin: the commit to install (default: the "
+                        "branch's tip)")
+    parser.add_argument("--image-install", action="store_true",
+                        help="with --pip: the baked clone is installed as the image build "
+                             "installs it (the patch applied, `pip install -e . --no-deps "
+                             "--no-build-isolation`, its compiled extension left in the clone), "
+                             "once, before the runs")
+    parser.add_argument("--compile-inputs", action="append", default=[],
+                        help="the tool's `compile-inputs` for the dependency (repeatable)")
     parser.add_argument("--tool-index-closed", action="store_true",
                         help="the tool's runs get PIP_INDEX_URL at a closed port on 127.0.0.1 "
                              "(the bash keeps the reachable index)")
@@ -302,16 +311,24 @@ def main() -> int:
                 template, heads = build_real_world(root, env, url, arguments.origin.resolve(),
                                                    arguments.branch, arguments.behind,
                                                    arguments.tags)
-                cases = {arguments.branch: arguments.branch}
+                cases = {arguments.branch: arguments.case or arguments.branch}
+                if arguments.case:
+                    heads[arguments.branch] = arguments.case
                 patch = root / "dependency.patch" if arguments.patch else None
                 if patch:
                     shutil.copy(arguments.patch, patch)
+                if arguments.image_install and with_pip:  # as the image's build leaves it
+                    if patch:
+                        run(["git", "-C", str(template), "apply", str(patch)], env)
+                    run([python, "-m", "pip", "install", "-q", "-e", str(template),
+                         "--no-deps", "--no-build-isolation"], env, cwd=template)
                 config.write_text(f'[dependencies.bench]\nrepository = "bench/bench"\n'
                                   f'path = "{baked}"\n'
                                   f'install-dir = "{"." if with_pip else ""}"\n'
                                   f'patches = {json.dumps([patch.name] if patch else [])}\n'
                                   f'fetch-filter = "{arguments.fetch_filter}"\n'
                                   f'tags = "{arguments.tag_policy}"\n'
+                                  f'compile-inputs = {json.dumps(arguments.compile_inputs)}\n'
                                   f'[install]\nworkspace-install = false\n')
             else:
                 template, heads = build_world(root, env, url)

@@ -163,7 +163,7 @@ def test_an_unknown_key_without_a_close_one_gets_no_guess(tmp_path: Path) -> Non
     with pytest.raises(UsageError) as caught:
         load_config(write(tmp_path, "[dependencies.sglang]\nzzzzzz = 1\n"))
     assert "did you mean" not in caught.value.message
-    assert ("unknown key; expected one of build-isolation, default, directive"
+    assert ("unknown key; expected one of build-isolation, compile-inputs, default, directive"
             in caught.value.message)
 
 

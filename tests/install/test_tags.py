@@ -117,8 +117,8 @@ def test_a_server_without_filters_gets_a_full_fetch_and_a_notice(cli: Cli, box: 
     configure(box, 'fetch-filter = "blob:none"')
     result = install(cli, box)
     assert result.code == 0, result.stderr
-    assert ("::notice title=rocm-deps%3A fetch-filter::the server does not serve partial "
-            "fetches (git: filtering not recognized by server): everything was fetched, as "
-            "without `fetch-filter`") in result.stderr
+    assert ("::notice title=rocm-deps%3A partial fetch::the server does not serve partial "
+            "fetches (git: filtering not recognized by server): every file of the history was "
+            "fetched, not only the commit's") in result.stderr
     assert missing_objects(box.baked["sglang"], "--all") == set()
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == box.commits["sglang"]["pr"]
