@@ -128,6 +128,9 @@ def resolve_step(action: str, name: str, condition: str | None, profile: str,
         "  with:",
         "    command: resolve",
         f"    profile: {profile}" if profile != "rocm" else "",
+        # Pins refs once for every job, and reads the description as it is now: a re-run
+        # (/rerun-failed-ci replays the original event) tests the edited directives.
+        "    github-token: ${{ github.token }}",
         extra,
     ) if line)
 

@@ -1,0 +1,103 @@
+"""What a new user reads says what the tool does: the README's introduction, the guide, the
+migration guide's examples, the third-dependency example and the action's token input. Each
+check names a fact the documents once got wrong."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rocm_deps.config import load_config
+from tests.conftest import Cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPENDENCIES = load_config(None).dependencies
+
+
+def read(name: str) -> str:
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def section(text: str, heading: str) -> str:
+    """The text from `heading` to the next heading of the same or a higher level (a `#` line
+    in a fenced block is no heading)."""
+    level = len(heading.split(" ", 1)[0])
+    lines, fenced = [], False
+    for line in text[text.index(heading + "\n") + len(heading) + 1:].splitlines():
+        fenced ^= line.startswith("```")
+        if not fenced and re.match(rf"#{{1,{level}}} ", line):
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def test_the_readme_introduction_names_every_dependency_and_the_merge_form() -> None:
+    readme = read("README.md")
+    introduction = readme[:readme.index("## Quick start")]
+    for dependency in DEPENDENCIES:
+        assert dependency.directive in introduction or dependency.name in ("sglang",
+                                                                         "megatron"), (
+            dependency.directive)
+    assert "ci-megatron-bridge-pr" in introduction and "Megatron-Bridge" in introduction
+    assert "merge-with-base" in introduction and "pull/N/merge" in introduction
+    assert len(readme) <= 12_000
+
+
+def test_the_quick_start_says_how_long_the_suite_takes() -> None:
+    quick_start = section(read("README.md"), "## Quick start")
+    assert re.search(r"about \d+ minutes", quick_start)
+
+
+def test_the_guide_shows_every_key_the_merge_form_and_both_kinds_of_dependency() -> None:
+    guide = read("docs/guide.md")
+    writing = section(guide, "## Writing directives")
+    for dependency in DEPENDENCIES:
+        assert f"`{dependency.directive}`" in writing, dependency.directive
+    assert "pull/1234/merge" in writing and "merge-with-base" in writing
+    recipes = section(guide, "## Recipes")
+    assert "ci-megatron-bridge-pr" in recipes and "merge-with-base" in recipes
+    third = section(guide, "## A third dependency")
+    assert "distribution =" in third and "path =" in third
+    assert "a-z, 0-9, _ and -" in third
+    assert "lowercase letters, digits, _;" not in third  # the old rule, without `-`
+
+
+def test_the_third_dependency_example_lists_every_fixed_output() -> None:
+    example = read("examples/third-dependency.yml")
+    fixed = re.search(r"outputs are fixed \(([^)]*)\)", example)
+    assert fixed is not None
+    assert fixed.group(1).split(", ") == [
+        f"{dependency.name.replace('-', '_')}_*" for dependency in DEPENDENCIES]
+
+
+def test_a_new_dependency_needs_a_path_or_a_distribution() -> None:
+    configuration = read("docs/configuration.md")
+    assert "either `path`" in configuration and "or `distribution`" in configuration
+    assert "needs `repository` and `path`;" not in configuration
+
+
+def test_the_token_input_says_which_commands_need_it() -> None:
+    action = read("action.yml")
+    token = action[action.index("  github-token:"):action.index("  config:")]
+    assert "merge-check, comment and sweep need one" in " ".join(token.split())
+
+
+def migration_row(name: str) -> str:
+    return next(line for line in read("docs/migrating-miles.md").splitlines()
+                if line.startswith(f"| `{name}` |"))
+
+
+@pytest.mark.parametrize(("row", "code"), [("unsupported-ref", 1), ("merge-ref", 0)])
+def test_the_migration_guide_says_what_each_example_value_does(cli: Cli, tmp_path: Path,
+                                                              row: str, code: int) -> None:
+    """Each back-ticked value of the row, in a description resolved without a token: an
+    error, or applied."""
+    values = re.findall(r"`([^`]+)`", migration_row(row).split("|")[2])
+    assert values
+    body = tmp_path / "description.md"
+    for value in values:
+        body.write_text(f"ci-sglang-pr: {value}\n", encoding="utf-8")
+        result = cli("resolve", "--body-file", str(body), "--format", "json")
+        assert result.code == code, (value, result.stderr)
