@@ -96,26 +96,13 @@ class GitHubApi:
     def pull_with_head(self, repository: str, head_branch: str) -> PullInfo | None:
         """The open pull request of `repository` whose head is its own branch `head_branch`
         (the one a stacked pull request's base names); None when there is none."""
-        owner = repository.split("/", 1)[0]
-        what = f"the open pull request of {repository} from {owner}:{head_branch}"
-
-        def fetch() -> PullInfo | None:
-            raw = self._get(f"/repos/{repository}/pulls", what,
-                            {"state": "open", "head": f"{owner}:{head_branch}",
-                             "per_page": 100})
-            if not isinstance(raw, list):
-                raise ApiError(f"the answer for {what} is not a JSON list")
-            return next((pull for pull in (pull_info(entry, what) for entry in raw)
-                         if pull.head_ref == head_branch and (pull.head_repository or "")
-                         .casefold() == repository.casefold()), None)
-
-        return self._call(fetch, what)
+        return self.pull_of_run(repository, repository, head_branch, None)
 
     def pull_of_run(self, repository: str, head_repository: str, head_branch: str,
-                    head_sha: str) -> PullInfo | None:
+                    head_sha: str | None) -> PullInfo | None:
         """The open pull request of `repository` whose head is `head_branch` of
-        `head_repository` at `head_sha` (what a workflow_run of a fork's pull request names,
-        where GitHub leaves `pull_requests` empty); None when there is none."""
+        `head_repository` (at `head_sha` when given: what a workflow_run of a fork's pull
+        request names, where GitHub leaves `pull_requests` empty); None when there is none."""
         owner = head_repository.split("/", 1)[0]
         what = f"the open pull requests of {repository} from {owner}:{head_branch}"
 
@@ -126,7 +113,8 @@ class GitHubApi:
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
             pulls = [pull_info(entry, what) for entry in raw]
-            return next((pull for pull in pulls if pull.head_sha == head_sha.lower()
+            return next((pull for pull in pulls
+                         if (head_sha is None or pull.head_sha == head_sha.lower())
                          and pull.head_ref == head_branch and (pull.head_repository or "")
                          .casefold() == head_repository.casefold()), None)
 

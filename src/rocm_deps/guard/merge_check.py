@@ -36,7 +36,7 @@ from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.guard.settings import MergeCheckSettings, Policy
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
-from rocm_deps.resolve.stack import StackError, inherited
+from rocm_deps.resolve.stack import StackError, read_through_api
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -119,16 +119,11 @@ def _stacked(settings: MergeCheckSettings, api: GitHubApi | None, repository: st
     reads them, resolve.stack); none without the API."""
     if api is None or live is None or repository is None:
         return {}
-    config = settings.config
     try:
-        found = inherited(live, lambda upper: api.pull_with_head(repository, upper.base_ref),
-                          lambda lower: parse_body(lower.body, config.dependencies,
-                                                   config.values, repository))
+        found = read_through_api(api, repository, live, settings.config)
     except StackError as error:
         report.errors.append(Finding("error", f"{where}: {error}", title="rocm-deps: stack"))
         return {}
-    except ApiError as error:
-        raise FatalError(f"could not read the stack below {where}: {error}") from None
     for name, item in found.items():
         report.notices.append(f"{where}: {name}: `{item.directive.key}: {item.directive.raw}` "
                               f"inherited from #{item.via}")

@@ -34,7 +34,7 @@ from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.resolve.settings import ResolveSettings
-from rocm_deps.resolve.stack import Inherited, StackError, inherited
+from rocm_deps.resolve.stack import Inherited, StackError, read_through_api
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -165,19 +165,14 @@ def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[
                 f"is resolved")
         return {}
     api, repository = _api(settings), context.repository
-    config = settings.config
     trusted = {association.upper() for association in settings.trusted_associations}
     try:
-        found = inherited(
-            pull, lambda upper: api.pull_with_head(repository, upper.base_ref),
-            lambda lower: parse_body(lower.body, config.dependencies, config.values, repository),
-            lambda lower: not context.privileged or (
-                lower.author_association or "UNKNOWN").upper() in trusted)
+        found = read_through_api(api, repository, pull, settings.config, lambda lower: (
+            not context.privileged
+            or (lower.author_association or "UNKNOWN").upper() in trusted))
     except StackError as error:
         report.errors.append(Finding("error", str(error), title="rocm-deps: stack"))
         return {}
-    except ApiError as error:
-        raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
     for name, item in found.items():
         report.notices.append(f"{name}: `{item.directive.key}: {item.directive.raw}` inherited "
                               f"from #{item.via} (this pull request is stacked on it)")

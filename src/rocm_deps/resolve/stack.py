@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rocm_deps.github.answers import PullInfo
-from rocm_deps.grammar.directives import Directive, ParsedBody
+from rocm_deps.config import Config
+from rocm_deps.errors import FatalError
+from rocm_deps.github.answers import ApiError, PullInfo
+from rocm_deps.grammar.directives import Directive, ParsedBody, parse_body
+
+if TYPE_CHECKING:
+    from rocm_deps.github.api import GitHubApi
 
 MAX_DEPTH = 10  # pull requests below this one that are read; a deeper stack is an error
 
@@ -66,3 +72,18 @@ def inherited(pull: PullInfo, below: Callable[[PullInfo], PullInfo | None],
         raise StackError(f"#{pull.number}'s stack is deeper than {MAX_DEPTH} pull requests: "
                          f"only so many are read")
     return found
+
+
+def read_through_api(api: GitHubApi, repository: str, pull: PullInfo, config: Config,
+                     trusted: Callable[[PullInfo], bool] = lambda _: True
+                     ) -> dict[str, Inherited]:
+    """resolve's and merge-check's reading: each level asked of the API (the open pull
+    request of the repository whose head branch is the base), each description read as
+    resolve reads it. An API failure is the run's (exit 1); a StackError is the caller's to
+    report."""
+    try:
+        return inherited(pull, lambda upper: api.pull_with_head(repository, upper.base_ref),
+                         lambda lower: parse_body(lower.body, config.dependencies,
+                                                  config.values, repository), trusted)
+    except ApiError as error:
+        raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
