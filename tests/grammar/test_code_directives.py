@@ -195,3 +195,16 @@ def test_a_block_tag_closes_the_paragraph_and_the_del_opened_in_it() -> None:
     assert parsed.directives["sglang"].raw == "#1"
     struck = parse_body("<del>ci-sglang-pr: #1</del>", DEPENDENCIES)
     assert (struck.directives, [f.level for f in struck.findings]) == ({}, ["warning"])
+
+
+@pytest.mark.parametrize("row", ["| ci-sglang-pr\\: #1 | x |", "| ci-sglang-pr\uff1a #1 | x |",
+                                 "| - [ ] ci-sglang-pr: #1 | x |"],
+                         ids=["escaped-colon", "fullwidth-colon", "task-box"])
+def test_a_cell_of_a_row_with_several_is_not_applied_in_any_spelling(row: str) -> None:
+    """The table rule (a cell is side by side, not a line) holds for a key written with an
+    escape, a look-alike colon or a task box too: an error when nothing else names it."""
+    parsed = parse_body(f"| a | b |\n|---|---|\n{row}\n", DEPENDENCIES)
+    assert parsed.directives == {}
+    [finding] = code_findings(parsed, set(), "error")
+    assert (finding.level, finding.line) == ("error", 3)
+    assert "as one cell of a table row with several cells" in finding.message
