@@ -34,7 +34,7 @@ from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.resolve.settings import ResolveSettings
-from rocm_deps.resolve.stack import Inherited, StackError, read_through_api
+from rocm_deps.resolve.stack import Inherited, StackError, read_through_api, unread_stack
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -152,17 +152,9 @@ def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[
     """What the pull requests below this one in its stack name (one request per level), or
     nothing, said in a notice when the stack cannot be read without a token."""
     if pull is None or context.repository is None:
-        base = payload.get("pull_request", {}).get("base", {}) if isinstance(
-            payload.get("pull_request"), Mapping) else {}
-        default = payload.get("repository", {}).get("default_branch") if isinstance(
-            payload.get("repository"), Mapping) else None
-        base_ref = base.get("ref") if isinstance(base, Mapping) else None
-        if isinstance(base_ref, str) and isinstance(default, str) and base_ref != default:
-            report.notices.append(
-                f"this pull request is based on `{base_ref[:100]}`, not on `{default[:100]}`: "
-                f"if that is another pull request's branch, its directives are inherited only "
-                f"with a token (the stack cannot be read without one); this description alone "
-                f"is resolved")
+        notice = unread_stack(payload)
+        if notice is not None:
+            report.notices.append(notice)
         return {}
     api, repository = _api(settings), context.repository
     trusted = {association.upper() for association in settings.trusted_associations}

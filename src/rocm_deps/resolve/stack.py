@@ -6,9 +6,9 @@ has; both with `inherited`, so they read one stack alike."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config
 from rocm_deps.errors import FatalError
@@ -87,3 +87,17 @@ def read_through_api(api: GitHubApi, repository: str, pull: PullInfo, config: Co
                                                   config.values, repository), trusted)
     except ApiError as error:
         raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
+
+
+def unread_stack(payload: Mapping[str, Any]) -> str | None:
+    """Without a token: the notice that a pull request based on another branch than the
+    default may be stacked, and its stack was not read (None when it is not)."""
+    pull, repository = payload.get("pull_request"), payload.get("repository")
+    base = pull.get("base") if isinstance(pull, Mapping) else None
+    base_ref = base.get("ref") if isinstance(base, Mapping) else None
+    default = repository.get("default_branch") if isinstance(repository, Mapping) else None
+    if not (isinstance(base_ref, str) and isinstance(default, str) and base_ref != default):
+        return None
+    return (f"this pull request is based on `{base_ref[:100]}`, not on `{default[:100]}`: if "
+            f"that is another pull request's branch, its directives are inherited only with a "
+            f"token (the stack cannot be read without one); this description alone is resolved")
