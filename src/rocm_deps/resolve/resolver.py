@@ -152,8 +152,7 @@ def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[
     """What the pull requests below this one in its stack name (one request per level), or
     nothing, said in a notice when the stack cannot be read without a token."""
     if pull is None or context.repository is None:
-        notice = unread_stack(payload)
-        if notice is not None:
+        if (notice := unread_stack(payload)) is not None:
             report.notices.append(notice)
         return {}
     api, repository = _api(settings), context.repository
