@@ -21,10 +21,11 @@ it (`pip install git+<origin>@<image> --no-deps --no-build-isolation`). Then:
             pip keeps a same-version install) against the tool's first install of
             `--timed` (default: the middle commit), and the tool's re-run (up to date).
   bytes     what a fresh repository holds after fetching `--timed` from the origin (packs
-            kept as received, so their size is what was transferred): the tool's fetch
-            (history without file contents, then the commit's files), the whole history
-            with contents, pip's own `git clone --filter=blob:none` then fetch and checkout
-            of the commit (what the Dockerfile's command fetches), and `--depth=1`.
+            kept as received, so their size is what was transferred): the tool's own fetch
+            (the commit's trees, then its pyproject.toml; its pip child then fetches what
+            the Dockerfile's does), the whole history with contents, pip's own `git clone
+            --filter=blob:none` then fetch and checkout of the commit (what the Dockerfile's
+            command fetches), and `--depth=1`.
 
 Usage: python benchmarks/git_package_history.py --origin DIR --commits IMAGE SHA...
            [--python python3.12] [--build-requirement 'setuptools<80' ...] [--runs N]
@@ -240,16 +241,14 @@ def fetched_bytes(url: str, commit: str, work: Path) -> list[list[str]]:
         git(directory, "fetch", "-q", "--no-tags", "--no-recurse-submodules", *args, url,
             "--", f"+{commit}:refs/fetched", environ=environ)
 
-    tool = fresh("tool")  # as the tool fetches: history without contents, then the commit's
-    fetch(tool, "--filter=blob:none")
-    listing = git(tool, "rev-list", "--objects", "--missing=print", "--no-object-names",
-                  f"{commit}^{{tree}}", environ=environ)
-    missing = "".join(f"{line[1:]}\n" for line in listing.splitlines() if line.startswith("?"))
+    tool = fresh("tool")  # as the tool fetches: the commit and its trees, then pyproject.toml
+    fetch(tool, "--depth=1", "--filter=blob:none")
+    pyproject = git(tool, "rev-parse", f"{commit}:pyproject.toml", environ=environ).strip()
     git(tool, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags",
         "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin",
-        url, stdin=missing, environ=environ)
-    rows.append(("the tool: `fetch --filter=blob:none` of the history, then the commit's "
-                 f"{missing.count(chr(10))} files", tool))
+        url, stdin=f"{pyproject}\n", environ=environ)
+    rows.append(("the tool's own: `fetch --depth=1 --filter=blob:none` of the commit, then its "
+                 "pyproject.toml (`build-isolation = \"auto\"`); pip's below comes on top", tool))
     full = fresh("full")
     fetch(full)
     rows.append(("the whole history of the commit with every file's contents", full))

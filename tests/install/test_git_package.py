@@ -295,16 +295,38 @@ def test_auto_build_isolation_reads_the_fetched_commits_build_requirements(
     assert recorded(box)[2] == bridge["head"]
 
 
-def test_the_fetch_takes_the_history_without_its_files_and_the_commits_files(
+def test_the_tools_own_fetch_is_the_commits_trees_and_its_pyproject_alone(
         cli: Cli, box: Sandbox, bridge: dict[str, str], tmp_path: Path) -> None:
-    """As GitHub serves it (partial fetches allowed): the commits and trees of the history,
-    then the files of the named commit (8, two of them the same empty blob), what pip's own
-    blob-less clone of the URL would transfer; pip then clones the private directory
-    locally."""
-    git(tmp_path / "Megatron-Bridge", "config", "uploadpack.allowFilter", "true")
-    result = install(cli, box, pull(42))
+    """As GitHub serves it (partial fetches allowed), each pack the origin sends is kept (a
+    pack-objects hook in git's global config, which git honours there): the tool's own first
+    pack is the named commit and its trees, no file; with `build-isolation = "auto"` its
+    second is the one pyproject.toml. pip then fetches the commit as the Dockerfile's command
+    does, in packs of its own."""
+    origin = tmp_path / "Megatron-Bridge"
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    hook = tmp_path / "keep-pack"
+    hook.write_text(f'#!/bin/sh\nn=$(ls "{packs}" | wc -l)\n"$@" | tee "{packs}/$n"\n')
+    hook.chmod(0o755)
+    global_config = tmp_path / "gitconfig"
+    global_config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    blanket = 'pip-args = ["--no-build-isolation"]\n'
+    box.config.write_text(box.config.read_text().replace(blanket, "")
+                          + 'build-isolation = "auto"\n')
+    result = cli("install", "--config", str(box.config), "--overrides", pull(42),
+                 "--workspace", str(box.workspace), "--python", box.python,
+                 "--workspace-install", "false",
+                 env={**OFFLINE, "GIT_CONFIG_GLOBAL": str(global_config)})
     assert result.code == 0, result.stderr
-    assert f"fetching the contents of 7 files of {bridge['42']} (partial clone)" in (
-        result.stderr)
-    assert "every file of the history was fetched" not in result.stderr
+    assert recorded(box)[2] == bridge["42"]
     assert imported(box, "megatron.bridge.models.qwen", "HEADS") == "8"
+
+    def objects(number: int) -> int:  # a pack's header: "PACK", version, object count
+        return int.from_bytes((packs / str(number)).read_bytes()[8:12], "big")
+
+    trees = git(origin, "ls-tree", "-r", "-t", bridge["42"]).count(" tree ")
+    assert objects(0) == 1 + 1 + trees  # the commit, its root tree and every tree below
+    assert objects(1) == 1  # pyproject.toml
+    assert len(list(packs.iterdir())) > 2  # pip's own
+    assert report_of(result)["build_isolation"] == "not isolated"

@@ -325,17 +325,22 @@ class Git:
         command is the one git's own lazy fetch runs, with the object names on stdin."""
         listing = self.check("rev-list", "--objects", "--missing=print", "--no-object-names",
                              f"{revision}^{{tree}}", echo=False)
-        missing = "".join(f"{line[1:]}\n" for line in listing.splitlines()
-                          if line.startswith("?"))
+        missing = [line[1:] for line in listing.splitlines() if line.startswith("?")]
         if not missing:
             return 0
-        self.runner.info(f"fetching the contents of {missing.count(chr(10))} files of "
-                         f"{revision} (partial clone)")
+        self.runner.info(f"fetching the contents of {len(missing)} files of {revision} "
+                         f"(partial clone)")
+        return self.fetch_blobs(remote, missing, retry)
+
+    def fetch_blobs(self, remote: str, blobs: Sequence[str], retry: RetryPolicy) -> int:
+        """Download the named file contents into a partial clone, retried like any fetch;
+        returns the attempts used. The command is the one git's own lazy fetch runs, with the
+        object names on stdin."""
         attempts, _ = self.with_retries(
             ("-c", "fetch.negotiationAlgorithm=noop", "-c", "protocol.version=2", "fetch",
              "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
-             "--filter=blob:none", "--stdin", remote), retry, stdin=missing,
-            what="git fetch of file contents")
+             "--filter=blob:none", "--stdin", remote), retry,
+            stdin="".join(f"{blob}\n" for blob in blobs), what="git fetch of file contents")
         return attempts
 
     def with_retries(self, args: Sequence[str], retry: RetryPolicy, stdin: str | None = None,

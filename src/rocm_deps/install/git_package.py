@@ -1,23 +1,25 @@
 """A git package: a dependency the image pip-installed from git, with no clone left (as both
 Miles Dockerfiles install Megatron-Bridge: `pip install git+<url>@<sha> --no-deps`).
 
-Install fetches exactly the named commit into a new private directory (with the clone
-fetch's retries and heartbeats), then runs `pip install --no-deps --force-reinstall
-git+<url>@<sha>` with git told (`url.<directory>.insteadOf`) to clone from that directory:
-pip's own record (`direct_url.json`, `pip freeze`) names `<url>` and the commit, as the image
-build's does, and nothing is downloaded twice. The reinstall is what makes a pull request
-that keeps the version (nearly every one) installed at all: pip keeps a same-version install
-whatever commit the URL names. pip replaces the installed version only after a build that
-succeeded, so a failed fetch or build leaves the previous install in place. Verified after:
-pip's record names the commit, and every installed Python file of the distribution that the
-commit's tree holds has that file's content (a git blob hash each). Up to date, with no fetch
-and no pip, when the interpreter already records the wanted commit.
+Install first fetches the named commit's tree alone (one commit, no file contents) into a new
+private directory, with the clone fetch's retries and heartbeats: an unknown commit fails
+there, before pip touches the interpreter, and the tree is what the install is verified
+against. Then it runs the image's own command with `--force-reinstall`, `pip install
+--no-deps --force-reinstall git+<url>@<sha>`, and pip fetches the commit as it does in the
+image build, so its record (`direct_url.json`, `pip freeze`) names `<url>` and the commit.
+The reinstall is what makes a pull request that keeps the version (nearly every one)
+installed at all: pip keeps a same-version install whatever commit the URL names. pip
+replaces the installed version only after a build that succeeded, so a failed fetch or build
+leaves the previous install in place. Verified after, in one question to the interpreter:
+pip's record names the commit, every installed Python file of the distribution that the
+commit's tree holds has that file's content (a git blob hash each), and the top-level
+modules import from the install. Up to date, with no fetch and no pip, when the interpreter
+already records the wanted commit.
 
 The image's install (what the interpreter recorded before this tool first replaced it) is
 kept in a state file of the interpreter's environment, so a run that names nothing returns
 it there, as the clones are returned to theirs.
 """
-
 from __future__ import annotations
 
 import json
@@ -47,30 +49,29 @@ from rocm_deps.install.pip import NO_ISOLATION, declared_build_requirements, ins
 
 # Asked of the interpreter under test: what it records for a distribution (its version, and
 # the commit and URL of a VCS install), or null when it has none.
-RECORD_PROBE = """\
+_RECORD = """\
 import json, sys
 from importlib.metadata import PackageNotFoundError, distribution
+def record(found):
+    try:
+        direct = json.loads(found.read_text("direct_url.json") or "null")
+    except ValueError:
+        direct = None
+    direct = direct if isinstance(direct, dict) else {}
+    vcs = direct.get("vcs_info") if isinstance(direct.get("vcs_info"), dict) else {}
+    return {"version": found.version, "url": direct.get("url"), "commit": vcs.get("commit_id")}
 try:
     found = distribution(sys.argv[1])
 except PackageNotFoundError:
     print("null")
     raise SystemExit(0)
-try:
-    direct = json.loads(found.read_text("direct_url.json") or "null")
-except ValueError:
-    direct = None
-direct = direct if isinstance(direct, dict) else {}
-vcs = direct.get("vcs_info") if isinstance(direct.get("vcs_info"), dict) else {}
-print(json.dumps({"version": found.version, "url": direct.get("url"),
-                  "commit": vcs.get("commit_id")}))
 """
-# Asked of the interpreter under test after the install: the git blob hash of each Python file
-# the distribution installed (by its path in the distribution), and whether its top-level
-# modules import from there.
-FILES_PROBE = """\
-import hashlib, importlib, json, sys
-from importlib.metadata import distribution
-found = distribution(sys.argv[1])
+RECORD_PROBE = _RECORD + "print(json.dumps(record(found)))\n"
+# Asked after the install, in the same interpreter start: the record, the git blob hash of
+# each Python file the distribution installed (by its path in the distribution), and whether
+# its top-level modules import from there.
+FILES_PROBE = _RECORD + """\
+import hashlib, importlib
 blobs, tops = {}, set()
 for file in found.files or ():
     path = str(file)
@@ -86,7 +87,7 @@ for top in sorted(tops):
         imported[top] = str(getattr(module, "__file__", None) or list(module.__path__)[0])
     except Exception as error:
         imported[top] = "error: " + type(error).__name__ + ": " + str(error)[:200]
-print(json.dumps({"blobs": blobs, "imported": imported,
+print(json.dumps({"record": record(found), "blobs": blobs, "imported": imported,
                   "location": str(found.locate_file(""))}))
 """
 MAX_TEXT = 1000
@@ -151,22 +152,19 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
         return
     directory = Path(tempfile.mkdtemp(prefix="rocm-deps-git-package-"))
     try:
+        git = Git(directory, context.runner, context.settings.environ)
         with timed(report, "fetch"):
-            commit = _fetch(context, dependency, directory, url, target, wanted, report)
+            commit = _fetch(context, dependency, git, url, target, wanted, report)
         if current is not None and current.commit == commit:
             _up_to_date(context, dependency, current, report)
             return
         if image is None:  # before the first change: what the image had
             state.save_image(current)
-        isolated = _isolated(context, dependency, directory, commit, report)
+        tree = _tree(git, commit)
+        isolated = _isolated(context, dependency, git, url, commit, tree, report)
         with timed(report, "pip"):
-            _pip_install(context, dependency, directory, url, commit, current, isolated)
-        after = recorded(context, dependency.distribution)
-        if after is None or after.commit != commit:
-            raise StepFailed("verify", f"pip reported success, but {context.settings.python} "
-                                       f"records {_described(after)} for "
-                                       f"{dependency.distribution}, not {commit}")
-        _verify_files(context, dependency, directory, commit)
+            _pip_install(context, dependency, url, commit, current, isolated)
+        after = _verify(context, dependency, commit, tree)
         report.commit, report.version = commit, after.version
         report.state = RESTORED if override is None else INSTALLED
         if override is None:
@@ -220,20 +218,15 @@ def _up_to_date(context: Context, dependency: DependencyConfig, current: Install
                         f"{current.commit}; nothing to do")
 
 
-def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url: str,
-           target: str, wanted: str | None, report: DependencyReport) -> str:
-    """Exactly `target` of `url` into `directory` (a new repository); the commit fetched."""
-    git = Git(directory, context.runner, context.settings.environ)
+def _fetch(context: Context, dependency: DependencyConfig, git: Git, url: str, target: str,
+           wanted: str | None, report: DependencyReport) -> str:
+    """Exactly `target` of `url`, the commit and its trees only; the commit fetched."""
     try:
         git.check("init", "-q", echo=False)
-        # The whole history's commits and trees, and the files of the commit alone: what
-        # pip's own `git clone --filter=blob:none` of the URL transfers. Not shallow: pip's
-        # clone of a shallow repository loops. pip then clones this directory locally (hard
-        # links), so it needs nothing more than the commit's files.
-        report.fetch_attempts = git.fetch(url, target, 0, "none", "blob:none", context.retry)
-        fetched = git.commit_of(FETCHED_REF)
-        if fetched is not None:
-            report.fetch_attempts += git.fetch_missing_contents(url, fetched, context.retry)
+        # One commit without file contents: enough to refuse a commit other than the one
+        # asked for, and to verify the install against its tree. pip fetches the commit
+        # itself, as in the image build, so nothing here is fetched for pip.
+        report.fetch_attempts = git.fetch(url, target, 1, "none", "blob:none", context.retry)
     except GitError as error:
         raise StepFailed("fetch", f"could not fetch `{target}` of {dependency.name} from "
                                   f"{url}: {error.message}\nThe interpreter still holds "
@@ -243,23 +236,25 @@ def _fetch(context: Context, dependency: DependencyConfig, directory: Path, url:
         raise StepFailed("verify", f"fetched {commit or 'nothing'} of {url} for `{target}`, "
                                    f"not {wanted}: refusing to install a commit other than "
                                    f"the one asked for")
-    try:  # what pip's clone checks out first: the commit, on a branch of its own
-        git.check("update-ref", "refs/heads/rocm-deps", commit, echo=False)
-        git.check("symbolic-ref", "HEAD", "refs/heads/rocm-deps", echo=False)
-    except GitError as error:
-        raise StepFailed("fetch", error.message) from None
     return commit
 
 
-def _isolated(context: Context, dependency: DependencyConfig, directory: Path, commit: str,
-              report: DependencyReport) -> bool:
+def _isolated(context: Context, dependency: DependencyConfig, git: Git, url: str, commit: str,
+              tree: dict[str, str], report: DependencyReport) -> bool:
     """`build-isolation`: for `auto`, whether the interpreter lacks a build requirement the
-    fetched commit's pyproject.toml declares, as for a clone."""
+    commit's pyproject.toml declares (its one file fetched), as for a clone."""
     policy = dependency.build_isolation
     if policy == "auto":
-        shown = Git(directory, context.runner, context.settings.environ).run(
-            "show", f"{commit}:pyproject.toml", echo=False)
-        text = shown.stdout[:MAX_PYPROJECT] if shown.ok else None
+        text = None
+        if "pyproject.toml" in tree:
+            try:
+                report.fetch_attempts += git.fetch_blobs(url, (tree["pyproject.toml"],),
+                                                         context.retry)
+            except GitError as error:
+                raise StepFailed("fetch", f"could not fetch pyproject.toml of {commit} from "
+                                          f"{url}: {error.message}") from None
+            shown = git.run("cat-file", "blob", tree["pyproject.toml"], echo=False)
+            text = shown.stdout[:MAX_PYPROJECT] if shown.ok else None
         isolated = needs_isolation(context, dependency, *declared_build_requirements(
             text, f"pyproject.toml of {commit[:12]}"))
     else:
@@ -276,17 +271,11 @@ def _pip_argv(context: Context, dependency: DependencyConfig, url: str, commit: 
                         (*isolation, *pip_args), reinstall=True)
 
 
-def _pip_install(context: Context, dependency: DependencyConfig, directory: Path, url: str,
-                 commit: str, current: Installed | None, isolated: bool) -> None:
-    """pip clones `url` as git is told to: from `directory`, which holds the commit."""
-    environment = git_environment(context.pip_env(dependency))
-    count = int(environment.get("GIT_CONFIG_COUNT", "0") or 0)
-    environment |= {"GIT_CONFIG_COUNT": str(count + 1),
-                    f"GIT_CONFIG_KEY_{count}": f"url.{directory}.insteadOf",
-                    f"GIT_CONFIG_VALUE_{count}": url,
-                    "GIT_ALLOW_PROTOCOL": "file"}
+def _pip_install(context: Context, dependency: DependencyConfig, url: str, commit: str,
+                 current: Installed | None, isolated: bool) -> None:
     result = process.run(_pip_argv(context, dependency, url, commit, isolated),
-                         context.runner, env=environment, capture=False,
+                         context.runner, env=git_environment(context.pip_env(dependency)),
+                         capture=False,
                          progress=process.Progress(f"pip install {dependency.distribution}"))
     if not result.ok:
         raise StepFailed("pip", f"`pip install git+{url}@{commit}` for {dependency.name} failed "
@@ -294,23 +283,31 @@ def _pip_install(context: Context, dependency: DependencyConfig, directory: Path
                                 f"the interpreter still holds {_described(current)}")
 
 
-def _verify_files(context: Context, dependency: DependencyConfig, directory: Path,
-                  commit: str) -> None:
-    """What the interpreter now imports is the commit's code: each installed Python file of
-    the distribution that the commit's tree holds (under the package's source root) has that
-    file's blob, and its top-level modules import from the install."""
+def _verify(context: Context, dependency: DependencyConfig, commit: str,
+            tree: dict[str, str]) -> Installed:
+    """What the interpreter now has is the commit: pip's record names it, each installed
+    Python file of the distribution that the commit's tree holds (under the package's source
+    root) has that file's blob, and its top-level modules import from the install."""
     assert dependency.distribution is not None
     python = context.settings.python
     result = process.run((python, "-I", "-c", FILES_PROBE, dependency.distribution),
                          context.runner, env=context.pip_env(None), echo=False)
-    try:
-        found = json.loads(result.stdout.strip() or "null")
+    unreadable = StepFailed("verify", f"{python} could not list the files of "
+                                      f"{dependency.distribution} (exit code "
+                                      f"{result.returncode}): {result.stderr.strip()[-300:]}")
+    if not result.ok:
+        raise unreadable
+    try:  # null: the distribution is gone
+        found = json.loads(result.stdout.strip() or "null") or {
+            "record": None, "blobs": {}, "imported": {}}
+        after = _installed(found["record"]) if found["record"] is not None else None
         blobs, imported = dict(found["blobs"]), dict(found["imported"])
-    except (ValueError, TypeError, KeyError):
-        raise StepFailed("verify", f"{python} could not list the files of "
-                                   f"{dependency.distribution} (exit code {result.returncode}): "
-                                   f"{result.stderr.strip()[-300:]}") from None
-    tree = _tree(Git(directory, context.runner, context.settings.environ), commit)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise unreadable from None
+    if after is None or after.commit != commit:
+        raise StepFailed("verify", f"pip reported success, but {python} records "
+                                   f"{_described(after)} for {dependency.distribution}, "
+                                   f"not {commit}")
     root = next((prefix for path in blobs for prefix in ("", "src/")
                  if f"{prefix}{path}" in tree), None)
     if root is None:
@@ -332,6 +329,7 @@ def _verify_files(context: Context, dependency: DependencyConfig, directory: Pat
     context.runner.info(f"{dependency.name}: {matched} installed file(s) are {commit[:12]}'s, "
                         f"and {', '.join(sorted(imported)) or 'nothing'} imports from the "
                         f"install")
+    return after
 
 
 def _tree(git: Git, commit: str) -> dict[str, str]:
