@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import code_findings, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import code_findings
 from tests.conftest import Cli, EventWriter
 from tests.markdown_oracle import render
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import Finding, ParsedBody, code_findings, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import Finding, ParsedBody, code_findings
 
 SHA = "3f1c0d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e"
 SHA256 = "ab" * 32

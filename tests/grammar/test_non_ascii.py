@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import code_findings, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import code_findings
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "non_ascii_bodies.json").read_text(
     encoding="utf-8"))

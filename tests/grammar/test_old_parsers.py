@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import pytest
 
 from rocm_deps.config import load_config
-from rocm_deps.grammar.directives import code_findings, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import code_findings
 from tests.conftest import require_tool
 
 # --- the old parsers (test data, copied verbatim) ------------------------------------------

@@ -17,7 +17,7 @@ from rocm_deps.contract.install import (
 )
 from rocm_deps.contract.overrides import Override
 from rocm_deps.contract.resolve import MAX_FINDINGS, ResolvedValue, ResolveReport
-from rocm_deps.grammar.directives import Finding
+from rocm_deps.grammar.parsed import Finding
 from rocm_deps.guard import report as merge_check
 from rocm_deps.guard.document import Check, MergeCheckReport
 from rocm_deps.install import report as install

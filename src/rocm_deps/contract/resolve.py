@@ -13,7 +13,7 @@ from rocm_deps.contract.overrides import (
     Source,
     overrides_to_json,
 )
-from rocm_deps.grammar.directives import Finding
+from rocm_deps.grammar.parsed import Finding
 
 # Findings reported one by one (annotations, summary, report); the rest are counted.
 MAX_FINDINGS = 1000

@@ -18,7 +18,7 @@ from rocm_deps.grammar.refs import RefSpec, is_merge_ref, merged_onto_base
 
 if TYPE_CHECKING:
     from rocm_deps.config import Config
-    from rocm_deps.grammar.directives import Directive
+    from rocm_deps.grammar.parsed import Directive
 
 State = Literal["success", "failure", "pending"]
 CONTEXT_PREFIX = "rocm-deps: "

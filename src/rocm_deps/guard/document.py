@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.contract.resolve import MAX_FINDINGS
-from rocm_deps.grammar.directives import Finding
+from rocm_deps.grammar.parsed import Finding
 from rocm_deps.guard.settings import Policy
 
 Verdict = Literal["pass", "fail", "warn"]

@@ -23,14 +23,8 @@ from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
 from rocm_deps.github.answers import ApiError, PullInfo
 from rocm_deps.github.event import event_context, read_event
-from rocm_deps.grammar.directives import (
-    MAX_BODY_BYTES,
-    Directive,
-    Finding,
-    Prerequisite,
-    code_findings,
-    parse_body,
-)
+from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
+from rocm_deps.grammar.parsed import Directive, Finding, Prerequisite, code_findings
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.guard.settings import MergeCheckSettings, Policy

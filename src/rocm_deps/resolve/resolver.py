@@ -21,15 +21,8 @@ from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
 from rocm_deps.github.answers import ApiError, ApiUnreachable, PullInfo
 from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object
-from rocm_deps.grammar.directives import (
-    MAX_BODY_BYTES,
-    Directive,
-    Finding,
-    ParsedBody,
-    ValueDirective,
-    code_findings,
-    parse_body,
-)
+from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
+from rocm_deps.grammar.parsed import Directive, Finding, ParsedBody, ValueDirective, code_findings
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_base
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from rocm_deps.config import Config
 from rocm_deps.errors import FatalError
 from rocm_deps.github.answers import ApiError, PullInfo
-from rocm_deps.grammar.directives import Directive, ParsedBody, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import Directive, ParsedBody
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi

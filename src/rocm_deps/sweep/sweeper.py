@@ -46,7 +46,8 @@ from rocm_deps.github.answers import (
     PullInfo,
     RateLimited,
 )
-from rocm_deps.grammar.directives import code_findings, parse_body
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import code_findings
 from rocm_deps.manifest.comment import UNREADABLE, manifests
 from rocm_deps.resolve.stack import StackError, inherited
 from rocm_deps.sweep.settings import SweepSettings
