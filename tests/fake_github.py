@@ -38,6 +38,8 @@ class Repository:
     # commit SHA -> its statuses, newest first ({"context", "state", "description", ...})
     statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     reruns: list[int] = field(default_factory=list)  # workflow runs re-run, in order
+    # commit SHA -> its parents, for the commits that have some here (test merges)
+    parents: dict[str, list[str]] = field(default_factory=dict)
     refused_reruns: set[int] = field(default_factory=set)  # runs GitHub will not re-run
 
     def move(self, number: int, head_sha: str) -> None:
@@ -85,6 +87,9 @@ class Repository:
         }
         self.commits += [*earlier, head_sha]
         self.pull_commits[number] = [*earlier, head_sha]
+        if merge_commit_sha is not None:  # GitHub's test merge: the base, then the head
+            self.commits.append(merge_commit_sha)
+            self.parents[merge_commit_sha] = [base_sha, head_sha]
 
     def resolve(self, ref: str) -> tuple[int, dict[str, Any]]:
         name = ref.removeprefix("heads/")
@@ -127,7 +132,8 @@ class Repository:
     def _commit(self, sha: str) -> dict[str, Any]:
         return {"sha": sha, "url": f"https://api.github.com/repos/{self.full_name}/commits/{sha}",
                 "html_url": f"https://github.com/{self.full_name}/commit/{sha}",
-                "commit": {"message": "a commit", "tree": {"sha": "1" * 40}}, "parents": []}
+                "commit": {"message": "a commit", "tree": {"sha": "1" * 40}},
+                "parents": [{"sha": parent} for parent in self.parents.get(sha, [])]}
 
 
 class FakeGitHub:

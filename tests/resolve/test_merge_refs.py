@@ -81,7 +81,7 @@ def test_a_merge_github_is_still_computing_is_asked_again(
     def computed(seconds: float) -> None:  # GitHub finishes while the tool waits
         sglang.add_pull(30421, HEAD, base_sha=BASE, merge_commit_sha=MERGE)
 
-    sleep = mocker.patch("rocm_deps.resolve.resolver.time.sleep", side_effect=computed)
+    sleep = mocker.patch("rocm_deps.resolve.merge.time.sleep", side_effect=computed)
     result = resolve(cli, tmp_path, github, "ci-sglang-pr: pull/30421/merge")
     assert result.code == 0, result.stderr
     assert sleep.call_count == 1
@@ -92,11 +92,44 @@ def test_a_merge_github_is_still_computing_is_asked_again(
 def test_a_merge_never_computed_is_an_error(cli: Cli, tmp_path: Path, github: FakeGitHub,
                                             mocker: MockerFixture) -> None:
     github.repository("sgl-project/sglang").add_pull(30421, HEAD, mergeable=None)
-    sleep = mocker.patch("rocm_deps.resolve.resolver.time.sleep")
+    sleep = mocker.patch("rocm_deps.resolve.merge.time.sleep")
     result = resolve(cli, tmp_path, github, "ci-sglang-pr: pull/30421/merge")
     assert result.code == 1
     assert sleep.call_count == 4
     assert "GitHub has not computed the merge of sgl-project/sglang#30421" in result.stderr
+
+
+def test_a_merge_of_an_earlier_head_is_asked_again_until_github_recomputes_it(
+        cli: Cli, tmp_path: Path, github: FakeGitHub, mocker: MockerFixture) -> None:
+    """After a push GitHub answers the new head with the merge of the old one for a while:
+    pinning that merge would test code the pull request no longer has."""
+    sglang = github.repository("sgl-project/sglang")
+    pushed, recomputed = "4" * 40, "5" * 40
+    sglang.move(30421, pushed)  # the merge commit is still MERGE, of HEAD
+
+    def computed(seconds: float) -> None:
+        sglang.add_pull(30421, pushed, base_sha=BASE, merge_commit_sha=recomputed)
+
+    sleep = mocker.patch("rocm_deps.resolve.merge.time.sleep", side_effect=computed)
+    result = resolve(cli, tmp_path, github, "ci-sglang-pr: pull/30421/merge")
+    assert result.code == 0, result.stderr
+    assert sleep.call_count == 1
+    override = json.loads(result.outputs["overrides"])["sglang"]
+    assert (override["sha"], override["head"], override["base"]) == (recomputed, pushed, BASE)
+
+
+def test_a_merge_of_an_earlier_head_that_stays_is_an_error_naming_both(
+        cli: Cli, tmp_path: Path, github: FakeGitHub, mocker: MockerFixture) -> None:
+    github.repository("sgl-project/sglang").move(30421, "4" * 40)
+    sleep = mocker.patch("rocm_deps.resolve.merge.time.sleep")
+    result = resolve(cli, tmp_path, github, "ci-sglang-pr: #30421",
+                     "[dependencies.sglang]\nmerge-with-base = true\n")
+    assert result.code == 1
+    assert sleep.call_count == 4
+    assert (f"GitHub's merge commit {MERGE} of sgl-project/sglang#30421 merges "
+            f"{BASE[:12]} and {HEAD[:12]}, not the base {BASE[:12]} and the head "
+            f"{'4' * 12} after 5 attempts") in result.stderr
+    assert "sglang_sha" not in result.outputs
 
 
 def test_without_a_token_install_fixes_the_merge_commit(cli: Cli, tmp_path: Path,

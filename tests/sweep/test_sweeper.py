@@ -458,8 +458,10 @@ def test_merge_with_base_is_judged_as_resolve_named_it(
     """With `merge-with-base = true`, `#102` names SGLang #102 merged onto its base; the
     sweep reads it so: success while its head stays, a move when it moves."""
     sglang = github.repository("sgl-project/sglang")
-    sglang.pulls[102]["merge_commit_sha"] = "9" * 40
+    pull = sglang.pulls[102]
+    pull["merge_commit_sha"] = "9" * 40
     sglang.commits.append("9" * 40)
+    sglang.parents["9" * 40] = [pull["base"]["sha"], pull["head"]["sha"]]
     config = tmp_path / "merge.toml"
     config.write_text("[dependencies.sglang]\nmerge-with-base = true\n", encoding="utf-8")
     run_the_suite_on(cli, write_event, github, config, tmp_path, 10)

@@ -132,6 +132,19 @@ class GitHubApi:
 
         return self._call(fetch, what)
 
+    def parents(self, repository: str, sha: str) -> tuple[str, ...]:
+        """The parents of commit `sha`, first parent first."""
+        what = f"the parents of {sha[:12]} in {repository}"
+
+        def fetch() -> tuple[str, ...]:
+            raw = object_of(self._get(f"/repos/{repository}/commits/{sha}", what), what)
+            parents = raw.get("parents")
+            if not isinstance(parents, list):
+                raise ApiError(f"the answer for {what} has no `parents` list")
+            return tuple(sha_of(object_of(parent, what).get("sha"), what) for parent in parents)
+
+        return self._call(fetch, what)
+
     def pull_commits(self, repository: str, number: int) -> tuple[str, ...]:
         """The SHAs of pull request `number`'s commits, oldest first (GitHub lists at most
         250; one request per 100)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ from rocm_deps.grammar.parsed import Directive, Finding, ParsedBody, ValueDirect
 from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_base
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
+from rocm_deps.resolve.merge import merge_of_pull
 from rocm_deps.resolve.settings import ResolveSettings
 from rocm_deps.resolve.stack import Inherited, StackError, read_through_api, unread_stack
 
@@ -419,7 +419,7 @@ def _pin_overrides(api: GitHubApi, config: Config, report: ResolveReport) -> Non
 def _pinned(api: GitHubApi, repository: str, override: Override,
             report: ResolveReport) -> Override:
     if override.merge and override.pr is not None:
-        return _merge_of_pull(api, repository, override, report)
+        return merge_of_pull(api, repository, override, report)
     if override.kind == "pr" and override.pr is not None:
         pull = api.pull(repository, override.pr)
         summary = (f"{override.name}: #{pull.number} ({pull.head_label} into {pull.base_ref}) "
@@ -438,41 +438,6 @@ def _pinned(api: GitHubApi, repository: str, override: Override,
     if override.kind == "short-commit":
         return dataclasses.replace(override, ref=sha, sha=sha)  # install fetches the full SHA
     return dataclasses.replace(override, sha=sha)
-
-
-# GitHub computes a pull request's test merge in the background: `mergeable` is null until it
-# has; asked again this many times, this many seconds apart.
-MERGEABLE_ATTEMPTS = 5
-MERGEABLE_WAIT_SECONDS = 2.0
-
-
-def _merge_of_pull(api: GitHubApi, repository: str, override: Override,
-                   report: ResolveReport) -> Override:
-    """Pull request `pr` merged onto its base: pinned to GitHub's test-merge commit, so every
-    job tests one commit (the merge ref moves whenever the base does)."""
-
-    pull = api.pull(repository, override.pr or 0)
-    for _ in range(MERGEABLE_ATTEMPTS - 1):
-        if pull.mergeable is not None or pull.state != "open":
-            break
-        time.sleep(MERGEABLE_WAIT_SECONDS)
-        pull = api.pull(repository, override.pr or 0)
-    target = f"{repository}#{pull.number}"
-    if pull.state != "open":
-        raise ApiError(f"{target} is {'merged' if pull.merged else 'closed'}: it has no merge "
-                       f"onto its base to test; name its head with `#{pull.number}`, or the "
-                       f"commit")
-    if pull.mergeable is False:
-        raise ApiError(f"{target} does not merge cleanly onto {pull.base_ref}: rebase it, or "
-                       f"name its head with `#{pull.number}`")
-    if pull.mergeable is None or pull.merge_commit_sha is None or pull.base_sha is None:
-        raise ApiError(f"GitHub has not computed the merge of {target} onto {pull.base_ref} "
-                       f"after {MERGEABLE_ATTEMPTS} attempts; re-run the job")
-    report.notices.append(f"{override.name}: #{pull.number} ({pull.head_label}) merged onto "
-                          f"{pull.base_ref} at {pull.base_sha[:12]}: testing the merge commit "
-                          f"{pull.merge_commit_sha} (head {pull.head_sha[:12]})")
-    return dataclasses.replace(override, sha=pull.merge_commit_sha, head=pull.head_sha,
-                               base=pull.base_sha)
 
 
 def _commit_of_pull(api: GitHubApi, repository: str, override: Override,
