@@ -19,11 +19,13 @@ from cmarkgfm.cmark import Options
 _TAG_NAME = re.compile(r"</?([A-Za-z][^\t\n\f />]*)")
 
 
-def render(body: str) -> str:
+def render(body: str, *, hard_breaks: bool = False) -> str:
     """GitHub's rendering: the GFM extensions (table, autolink, tagfilter, strikethrough,
-    tasklist) and footnotes; raw HTML passed through, as GitHub passes it to its sanitizer."""
+    tasklist) and footnotes; raw HTML passed through, as GitHub passes it to its sanitizer.
+    `hard_breaks`: a paragraph's newline written `<br />`, as GitHub shows a description."""
+    options = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES
     return cmarkgfm.github_flavored_markdown_to_html(
-        body, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES)
+        body, options=options | (Options.CMARK_OPT_HARDBREAKS if hard_breaks else 0))
 
 
 def shown_text(body: str) -> str:
@@ -137,8 +139,9 @@ _APART = frozenset({"img"})
 def shown_text_lines(body: str) -> list[str]:
     """The lines of text a reader sees, as GitHub lays them out: block elements start a new
     line, inline ones (emphasis, links, a task list's box) do not; code and struck-through
-    text are left out."""
-    document = _without_rows_of_several_cells(render(body))
+    text are left out. A newline of the HTML is a space to a browser: a paragraph's line
+    breaks are the `<br />` GitHub writes, and the lines of a raw HTML block run on."""
+    document = _without_rows_of_several_cells(render(body, hard_breaks=True))
     pieces: list[str] = []
     position, struck = 0, {"del": 0, "s": 0, "strike": 0}
     blocks: list[tuple[str, int]] = []  # open block elements, with the <del> count before
@@ -148,7 +151,7 @@ def shown_text_lines(body: str) -> list[str]:
             end = document.find("<", position)
             end = len(document) if end < 0 else end
             if not (reader.open["pre"] or reader.open["code"] or any(struck.values())):
-                pieces.append(html.unescape(document[position:end]))
+                pieces.append(html.unescape(document[position:end]).replace("\n", " "))
             position = end
             continue
         end = reader._markup(position)

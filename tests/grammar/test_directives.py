@@ -368,6 +368,31 @@ CASES = [
      "given twice with different values: `#12` on line 1 and `#13`", None),
     ("body-over-1-mib", "x" * (1024 * 1024) + "\nci-sglang-pr: #12", {},
      "over the 1 MiB limit", None),
+    # ---- as a browser lays out an HTML block, and text GitHub shows before the key ----
+    # a raw HTML block's newlines are spaces: `Deps: ci-sglang-pr: #12` is one line, prose
+    ("html-block-lines-run-on", "<div>\nDeps:\nci-sglang-pr: #12\n</div>", {}, None, None),
+    ("html-block-value-on-next-line", "<div>\nci-sglang-pr:\n#12\n</div>", {"sglang": PR},
+     None, None),
+    ("html-block-br-starts-a-line", "<div>\nDeps:<br>\nci-sglang-pr: #12\n</div>",
+     {"sglang": PR}, None, None),
+    ("html-block-fence-is-text", "<div>\n```\nci-sglang-pr: #12\n```\n</div>", {},
+     "GitHub shows ```` ci-sglang-pr: #12 ````, which names a directive but does not start",
+     None),
+    ("marker-as-text-in-html", "<div>cc</div>\n1. ci-sglang-pr: #12", {},
+     "with `1.` as text, not a list or quote marker", None),
+    ("marker-as-text-in-emphasis", "_- ci-sglang-pr: #12_", {},
+     "with `-` as text, not a list or quote marker", None),
+    ("number-continuing-a-paragraph", "Deps\n2. ci-sglang-pr: #12", {},
+     "with `2.` as text", None),
+    ("task-box-after-a-quote-is-text", "> - [ ] ci-sglang-pr: #12", {},
+     "GitHub shows `[ ] ci-sglang-pr: #12`", None),
+    ("task-box-in-a-nested-marker-is-text", "- - [x] ci-sglang-pr: #12", {},
+     "GitHub shows `[x] ci-sglang-pr: #12`", None),
+    ("task-box-indented-item", "- a\n  - [x] ci-sglang-pr: #12", {"sglang": PR}, None, None),
+    ("task-box-outside-a-list-is-text", "[ ] ci-sglang-pr: #12", {},
+     "GitHub shows `[ ] ci-sglang-pr: #12`", None),
+    ("br-in-a-cell-of-several", "| a | b |\n|---|---|\n| Deps:<br>ci-sglang-pr: #12 | x |",
+     {}, "one cell of a table row with several cells", None),
 ]
 
 

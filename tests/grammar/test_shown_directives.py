@@ -47,7 +47,8 @@ STRUCTURE = ["", "", "text", "| a | b |", "|---|---|", "| a |", "|---|", "```", 
 # Why a line of these bodies can fail the run (every error says one of these).
 REASONS = ("does not start with it", "twice with different values", "not a recognised form",
            "needs a space after it", "shows this as code", "fenced code block",
-           "indented code block", "one cell of a table row with several cells")
+           "indented code block", "one cell of a table row with several cells",
+           "part of this line struck through")
 
 
 @st.composite
@@ -95,19 +96,32 @@ def shown_values(body: str) -> list[str]:
 # The browser ignores a stray end tag and a table row outside a table: no line starts.
 @example("Deps:</div>ci-sglang-pr: #1")
 @example("Deps:<tr>ci-sglang-pr: #1")
+# What GitHub shows as one line of an HTML block, and a marker or a task box it shows as text.
+@example("<div>\nDeps:\nci-sglang-pr: #1\n</div>")
+@example("<div>cc</div>\n1. ci-sglang-pr: #1")
+@example("- - [ ] ci-sglang-pr: #1")
+@example("> - [x] ci-sglang-pr: #1")
+@example("_- ci-sglang-pr: #1_")
+@example("<details><summary>CI</summary>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2")
+@example("</pre>\n**ci-sglang-pr:** #1\nci-sglang-pr: #2\n</pre>\nci-sglang-pr: #3")
+@example("\n<p>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2\n\nci-sglang-pr: #3")
+@example("<p>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2\n\n<details><summary>CI</summary>"
+         "ci-sglang-pr: #3")
 def test_every_shown_directive_is_applied_as_shown_or_the_run_fails(body: str) -> None:
     report = resolve_text(body)
     shown = shown_values(body)
     # When the run fails, each error names a line that writes the key and says why: what
-    # the line shows, or which other line names the dependency too.
+    # the line shows, or which other line names the dependency too. It quotes the line as
+    # written (or the lines of an HTML block a browser shows as one, from its first).
     source = body.split("\n")
+    erred = []
     for error in report.errors:
         assert 0 < error.line <= len(source), (body, error)
-        assert re.search(r"sglang|megatron", html.unescape(source[error.line - 1]),
-                         re.IGNORECASE), (body, error)
-        assert error.message.startswith(f"line {error.line}: "), error.message
+        assert error.message.startswith(f"line {error.line}: `"), error.message
+        written = html.unescape(error.message.split(" — ", 1)[0])
+        assert re.search(r"sglang|megatron", written, re.IGNORECASE), (body, error)
         assert any(reason in error.message for reason in REASONS), error.message
-    erred = [html.unescape(source[error.line - 1]) for error in report.errors]
+        erred.append(written)
     applied = report.overrides.get("sglang")
     # Every line GitHub shows with the key at its start is applied, with the value shown
     # (back-ticks quote a value: in Markdown it is shown as code, so the oracle sees the key
@@ -118,9 +132,10 @@ def test_every_shown_directive_is_applied_as_shown_or_the_run_fails(body: str) -
             continue
         assert any(re.search(re.escape(value.strip("`*_")) + r"(?![0-9])", line)
                    for line in erred), (body, value, applied, report.errors)
-    # Nothing is applied that GitHub does not show as text (outside code, not struck out).
+    # Nothing is applied that GitHub does not show as text (outside code, not struck out)
+    # at the start of a line.
     anywhere = [match.group("value").strip("`*_") for line in shown_text_lines(body)
-                if (match := KEY.search(line)) is not None]
+                if (match := KEY.match(line)) is not None]
     # ("" where the value is a code span: `ci-sglang-pr: `#1`` shows the key, then code)
     assert applied is None or applied.raw in anywhere or "" in anywhere, (
         body, render(body), applied)

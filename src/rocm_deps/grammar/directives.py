@@ -63,6 +63,10 @@ _MENTION = (r"(?<![A-Za-z0-9-])(?:ci-[" + re.escape(KEY_CHARACTERS)
             r"(?=[*_`\\\s\x1c-\x1f]*[:=])")
 
 _TASK_BOX = re.compile(r"\[[ xX]\]")
+# A source line whose task box GitHub shows as a checkbox: cmark-gfm's tasklist extension
+# scans the line from its first column for one list marker and the box, so a box after a
+# quote's `>` or a second marker (`- - [ ] x`) is text.
+_TASK_ITEM = re.compile(r"[ \t]*(?:[-+*]|[0-9]{1,9}[.)])[ \t]+\[[ xX]\](?:[ \t]|$)")
 _ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
                       re.IGNORECASE)
@@ -158,7 +162,8 @@ class _Parser:
                  else rest).lstrip("*_")
         if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
             return
-        displayed = display(text, markdown=not shown.raw_html)
+        task = _TASK_ITEM.match(shown.source) is not None
+        displayed = display(text, markdown=not shown.raw_html, task_box=task)
         if shown.partly_struck and self._starts_with_key(displayed.text):
             self._add("error", shown.number, shown.source,
                       "GitHub shows part of this line struck through, so what it names is "
@@ -172,7 +177,8 @@ class _Parser:
                           "not applied; to apply it, remove the strikethrough")
             return
         self._text(shown.number, displayed.text,
-                   display(prose, markdown=not shown.raw_html).text, shown.source, shown.raw_html)
+                   display(prose, markdown=not shown.raw_html, task_box=task).text, shown.source,
+                   shown.raw_html)
 
     def _text(self, number: int, line: str, prose: str, source: str, raw_html: bool) -> None:
         invisible = find_invisible(line)
@@ -191,6 +197,16 @@ class _Parser:
             self._add("error", number, source, look_alike)
             return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
+        if match is not None and match.group("markers") and (
+                self._is_key(match.group("key")) or match.group("key").casefold() == DEPENDS_ON):
+            # The Markdown model removed every marker that makes a list or a quote: one left
+            # is text GitHub shows before the key (`1.` in a `<div>`, `- ` in emphasis).
+            self._add("error", number, source,
+                      f"GitHub shows `{quote(line)}`, with `{match.group('markers').strip()}` "
+                      f"as text, not a list or quote marker, so the line does not start with "
+                      f"it and is not applied; write the directive at the start of a line of "
+                      f"its own, such as `{self.example_key}: #1234`")
+            return
         if match is not None and match.group("key").casefold() == DEPENDS_ON:
             self._depends_on(number, source, match.group("rest"))
             return

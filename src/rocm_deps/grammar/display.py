@@ -36,20 +36,20 @@ class Display:
     struck: bool = False
 
 
-def display(text: str, *, markdown: bool = True) -> Display:
-    """`text` as GitHub displays it: a leading task box, emphasis and strikethrough
-    around the line or its key removed, entities decoded. Raw HTML (`markdown` False) has
-    its entities decoded, nothing else: a browser shows `**` there as it is."""
+def display(text: str, *, markdown: bool = True, task_box: bool = False) -> Display:
+    """`text` as GitHub displays it: the task box of a task item (`task_box`), emphasis and
+    strikethrough around the line or its key removed, entities decoded. Raw HTML (`markdown`
+    False) has its entities decoded, nothing else: a browser shows `**` there as it is."""
     if not markdown:
         return Display(decode_entities(text))
     struck = False
     if "](" in text:
         text = _LINK.sub(lambda link: link.group("text"), _IMAGE.sub("", text))
+    box = _TASK_BOX.match(text) if task_box else None
+    if box is not None:
+        text = text[box.end():]
     for _ in range(MAX_LAYERS):
         before = text
-        box = _TASK_BOX.match(text)
-        if box is not None:
-            text = text[box.end():]
         text = without_delimiters(text, _DELIMITER_RUN)
         unstruck = without_delimiters(text, _STRIKE_RUN)
         struck = struck or unstruck != text

@@ -38,6 +38,8 @@ class Document:
         # numbers and renders them in that order), and the first definition of each label.
         self.references: dict[str, None] = {}
         self.first_definition: dict[str, FootnoteDefinition] = {}
+        # Footnote labels a link reference definition took (`- [ ] [^y]: b`): no references.
+        self.linked: set[str] = set()
 
     def parse(self, text: str) -> list[ShownLine]:
         settled = False  # the last line was blank and closed nothing
@@ -92,7 +94,7 @@ class Document:
         """cmark-gfm's footnotes section: each referenced definition's content, in the order
         of the first references, inside markup of its own."""
         rendered = [self.first_definition[label] for label in self.references
-                    if label in self.first_definition]
+                    if label in self.first_definition and label not in self.linked]
         if not rendered:
             return
         self.browser.markup('<section class="footnotes" data-footnotes><ol>')
@@ -271,7 +273,7 @@ class Document:
     def emit_paragraph(self, paragraph: Paragraph, *, definitions: bool = True) -> bool:
         """Show a paragraph's text (a heading's with `definitions` False); False when link
         reference definitions took all of it."""
-        lines = paragraph.lines[definitions_taken(paragraph):] if definitions else (
+        lines = paragraph.lines[definitions_taken(paragraph, self.linked):] if definitions else (
             paragraph.lines)
         if not lines:
             return False

@@ -55,6 +55,13 @@ _RAW_ONLY = frozenset({"div", "details", "summary", "section", "article", "aside
                        "fieldset", "legend", "form", "menu", "dialog", "hgroup", "search", "dl",
                        "dt", "dd", "table"})
 _TABLE_PARTS = frozenset({"caption", "thead", "tbody", "tfoot", "tr"})
+# Start tags that close an open `<p>` (the standard's "in body" insertion mode: "close a p
+# element"), the <del> opened inside it with it.
+_CLOSES_P = frozenset({"address", "article", "aside", "blockquote", "center", "details",
+                       "dialog", "div", "dl", "fieldset", "figcaption", "figure", "footer",
+                       "header", "hgroup", "main", "menu", "nav", "ol", "p", "search",
+                       "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+                       "table", "hr", "li", "dd", "dt", "form"})
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
 MAX_RAW_BLOCKS = 1000  # a bound on the stack: a body of open tags stays linear
@@ -133,10 +140,19 @@ class Browser:
     def markup(self, tags: str = "<x>") -> None:
         """cmark wrote tags of its own: only their quotes and `pre`/`code` names matter, so
         every other tag is written `<x>`."""
+        if self.state == _DATA:  # each is a block's start or end
+            self.close_paragraph()
         if self.state == _DATA and "pre" not in tags and "code" not in tags and (
                 "del" not in tags):
             return  # a whole tag read in data changes nothing but the code and struck counts
         self.read_raw(tags, 0, len(tags))
+
+    def close_paragraph(self) -> None:
+        """A raw `<p>` left open ends here, and the <del> opened inside it with it: <del> is
+        not a formatting element the parser reopens."""
+        if self.raw_blocks and self.raw_blocks[-1][0] == "p":
+            _, before = self.raw_blocks.pop()
+            self.open_struck["del"] = min(self.open_struck["del"], before)
 
     def read_escaped(self, text: str) -> None:
         """cmark wrote `text` escaped: it can only move a tag's attribute state."""
@@ -186,6 +202,8 @@ class Browser:
         return shown
 
     def _nest(self, tag: str, closing: bool) -> None:
+        if not closing and tag in _CLOSES_P:
+            self.close_paragraph()
         if (tag in _TRANSPARENT and tag != "pre") or tag in _VOID:  # inline, or no content
             return
         if not closing and self.block_struck is not None and tag in _LINE_STARTS:
@@ -207,6 +225,8 @@ class Browser:
             return False
         if tag in _TABLE_PARTS:
             return self.open_raw["table"] > 0
+        if closing and tag == "pre":  # raw or cmark's: counted either way
+            return self.open_code["pre"] > 0
         return not closing or tag not in _RAW_ONLY or self.open_raw[tag] > 0
 
     def _table(self, tag: str, closing: bool) -> None:

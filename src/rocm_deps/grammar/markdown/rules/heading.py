@@ -44,7 +44,7 @@ def open_setext(document: Document, cursor: Cursor, depth: int,
                 candidate: object) -> tuple[Start, int]:
     paragraph = document.open[depth - 1]
     assert isinstance(paragraph, Paragraph)
-    del paragraph.lines[:definitions_taken(paragraph)]
+    del paragraph.lines[:definitions_taken(paragraph, document.linked)]
     if not paragraph.lines:  # only link reference definitions: the underline is text
         return Start.LEAF, depth
     paragraph.heading = True

@@ -45,6 +45,10 @@ _ENDS = {
 @dataclass
 class Html(Block):
     kind: int
+    # The index in Document.shown of the block's last shown line while it is still open: a
+    # browser lays out the block's newlines as spaces (outside `<pre>`), so text on the next
+    # source line continues it unless a tag that starts a line (`<br>`, `<div>`) comes first.
+    open_line: int | None = None
     leaf = True
     verbatim = True
     closing = None
@@ -68,8 +72,9 @@ class Html(Block):
             # <code>ci-x-pr: #1</code>` shows the code on a line of its own.
             displayed: list[tuple[int, list[tuple[int, int]]]] = [(start, [])]
             previous, filled = start, False
-            for begin, end, shown in sorted([*((b, e, True) for b, e in visible),
-                                             *((b, e, False) for b, e in code)]):
+            pieces = sorted([*((b, e, True) for b, e in visible),
+                             *((b, e, False) for b, e in code)])
+            for begin, end, shown in pieces:
                 if filled and any(previous <= at < begin for at in line_starts):
                     displayed.append((previous, []))
                     filled = False
@@ -77,9 +82,21 @@ class Html(Block):
                     displayed[-1][1].append((begin, end))
                 filled, previous = True, end
             bounds = [bound for bound, _ in displayed[1:]] + [len(line)]
+            content = [(begin, end) for begin, end, _ in pieces if line[begin:end].strip(" \t")]
+            continued = self.open_line if content and self.open_line == len(
+                document.shown) - 1 and not any(at < content[0][0] for at in line_starts) else None
+            if content or line_starts:
+                self.open_line = None
             for (bound, parts), until in zip(displayed, bounds, strict=True):
                 row = cells.get(parts[0][0], 0) if parts else 0
-                _show(document, number, line, (bound, until), parts, code, struck, row)
+                one = _show(number, line, (bound, until), parts, code, struck, row)
+                if one is not None and continued is not None:
+                    one, continued = _joined(document.shown.pop(continued), one), None
+                if one is not None:
+                    document.shown.append(one)
+            if content and not document.browser.open_code["pre"] and not any(
+                    at >= content[-1][1] for at in line_starts):
+                self.open_line = len(document.shown) - 1
 
         document.feed(read)
         end = _ENDS.get(self.kind)
@@ -87,11 +104,11 @@ class Html(Block):
             document.close_from(len(document.open) - 1)
 
 
-def _show(document: Document, number: int, line: str, bounds: tuple[int, int],
-          visible: list[tuple[int, int]], code: list[tuple[int, int]],
-          struck: list[tuple[int, int]], row: int) -> None:
+def _show(number: int, line: str, bounds: tuple[int, int], visible: list[tuple[int, int]],
+          code: list[tuple[int, int]], struck: list[tuple[int, int]],
+          row: int) -> ShownLine | None:
     """One displayed line of an HTML block's line, line[bounds[0]:bounds[1]]: its shown
-    parts, and the code before them."""
+    parts, and the code before them; None when it shows nothing."""
     pieces: list[str] = []
     for index, (begin, end) in enumerate(visible):
         if index and separates(line[visible[index - 1][1]:begin]):
@@ -103,11 +120,23 @@ def _show(document: Document, number: int, line: str, bounds: tuple[int, int],
                       bounds[1])
     lead = " ".join(line[begin:end] for begin, end in code
                     if bounds[0] <= begin < first_text).strip(" \t")
-    if text or lead:
-        share = _struck_share(line, visible, struck)
-        document.shown.append(ShownLine(number, line, text, text, code=None if text else "html",
-                                        lead_code=lead, raw_html=True, struck=share == "all",
-                                        partly_struck=share == "part", row=row))
+    if not text and not lead:
+        return None
+    share = _struck_share(line, visible, struck)
+    return ShownLine(number, line, text, text, code=None if text else "html", lead_code=lead,
+                     raw_html=True, struck=share == "all", partly_struck=share == "part",
+                     row=row)
+
+
+def _joined(first: ShownLine, then: ShownLine) -> ShownLine:
+    """Two source lines a browser shows as one (the newline between them is a space)."""
+    text = f"{first.text} {then.text}".strip(" \t")
+    lead = first.lead_code if first.text else f"{first.lead_code} {then.lead_code}".strip()
+    struck = all(line.struck for line in (first, then) if line.text) and bool(text)
+    partly = not struck and any(line.struck or line.partly_struck for line in (first, then))
+    return ShownLine(first.number, f"{first.source} {then.source.lstrip()}", text, text,
+                     code=None if text else "html", lead_code=lead, raw_html=True,
+                     struck=struck, partly_struck=partly, row=first.row)
 
 
 def _struck_share(line: str, visible: list[tuple[int, int]],

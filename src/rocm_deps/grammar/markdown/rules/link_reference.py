@@ -27,6 +27,21 @@ def definitions_end(content: str) -> int:
     return position
 
 
+def definition_labels(content: str) -> list[str]:
+    """The labels (as written) of the link reference definitions at the start of a
+    paragraph's content, those definitions_end takes."""
+    labels, position = [], 0
+    while position < len(content) and content[position] == "[":
+        end = _definition(content, position)
+        if end is None:
+            break
+        label_end = _label_end(content, position)
+        assert label_end is not None  # a definition starts with its label
+        labels.append(content[position + 1:label_end - 1])
+        position = end
+    return labels
+
+
 def _definition(text: str, start: int) -> int | None:
     position = _label_end(text, start)
     if position is None or not text.startswith(":", position):

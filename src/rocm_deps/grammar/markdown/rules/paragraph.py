@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from rocm_deps.grammar.markdown.blocks import Block
 from rocm_deps.grammar.markdown.cursor import Cursor
-from rocm_deps.grammar.markdown.rules.link_reference import definitions_end
+from rocm_deps.grammar.markdown.labels import normalise_label
+from rocm_deps.grammar.markdown.rules.link_reference import definition_labels, definitions_end
 
 if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
@@ -46,12 +47,17 @@ class Paragraph(Block):
 _TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")
 
 
-def definitions_taken(paragraph: Paragraph) -> int:
+def definitions_taken(paragraph: Paragraph, linked: set[str]) -> int:
     """How many of the paragraph's first lines are link reference definitions (after a task
-    item's box, which GitHub takes off first: `- [ ] [x]: /url "…"` defines `[x]`)."""
+    item's box, which GitHub takes off first: `- [ ] [x]: /url "…"` defines `[x]`). The label
+    of each definition that looks like a footnote's (`- [ ] [^y]: b` defines the link `[^y]`,
+    and every `[^y]` is then that link, no footnote reference) goes into `linked`."""
     content = "".join(line[start:] + "\n" for _, line, start in paragraph.lines)
     box = _TASK_BOX.match(content) if paragraph.first_in_item else None
+    start = box.end() if box is not None else 0
+    end = definitions_end(content[start:])
+    linked.update(normalise_label(label[1:]) for label in definition_labels(content[start:])
+                  if label.startswith("^"))
     if box is not None:
-        end = definitions_end(content[box.end():])
-        return content.count("\n", 0, box.end() + end) if end else 0
-    return content.count("\n", 0, definitions_end(content))
+        return content.count("\n", 0, start + end) if end else 0
+    return content.count("\n", 0, end)

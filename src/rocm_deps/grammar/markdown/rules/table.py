@@ -125,9 +125,10 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
         if len(filled) == 1:  # one cell: its displayed lines (a `<br>` starts one), as lines
             document.shown.extend(dataclasses.replace(piece, source=source)
                                   for piece in filled[0])
-        elif any(texts) or any(leads):
+        elif any(texts) or any(leads):  # each displayed line of each cell (a `<br>` starts one)
             document.shown.append(ShownLine(number, source, f"| {' | '.join(texts)} |",
                                             f"| {' | '.join(proses)} |",
-                                            cells=tuple(zip(texts, proses, leads, strict=True))))
+                                            cells=tuple((piece.text, piece.prose, piece.lead_code)
+                                                        for shown in lines for piece in shown)))
 
     document.feed(show)
