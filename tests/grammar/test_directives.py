@@ -393,6 +393,25 @@ CASES = [
      "GitHub shows `[ ] ci-sglang-pr: #12`", None),
     ("br-in-a-cell-of-several", "| a | b |\n|---|---|\n| Deps:<br>ci-sglang-pr: #12 | x |",
      {}, "one cell of a table row with several cells", None),
+    ("code-key-in-a-cell-of-several", "| a | b |\n|---|---|\n| `ci-sglang-pr`: #12 | x |", {},
+     "one cell of a table row with several cells", None),
+    # a container's end tag ends a raw <div> left open in it: a later </div> starts no line
+    ("div-ended-by-its-list-item", "- <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
+    ("div-ended-by-its-quote", "> <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
+    ("div-ended-by-its-heading", "# <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
+    ("div-still-open-in-its-item", "- a\n\n  <div>\n  Deps:</div>ci-sglang-pr: #12",
+     {"sglang": PR}, None, None),
+    # <del> stays struck where no <p> is open for a block tag to close
+    ("del-around-p-in-a-tight-item", "- <del><p>ci-sglang-pr: #12</p></del>", {}, None,
+     "struck through"),
+    ("emphasis-closing-after-the-value", "_Note<br>ci-sglang-pr: main_", {},
+     "`main_` ends with emphasis markers GitHub may show or hide", None),
+    ("code-after-a-marker-shown-as-text", "_1. `ci-sglang-pr`: #12_", {},
+     "shows this as code", None),
+    ("raw-code-after-a-marker-shown-as-text", "<p>- <code>ci-sglang-pr: #12</code></p>", {},
+     "shows this as code", None),
+    ("comment-inside-pre", "<pre>ci-sglang<!-- c -->-pr: #12</pre>", {},
+     "shows this as code", None),
 ]
 
 

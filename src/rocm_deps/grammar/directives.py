@@ -78,7 +78,8 @@ _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # A task box after a list marker, in code (`- [x] ci-x-pr: #1` in a fenced block).
 _CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ \t]+")
-_MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\[))*")
+_MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\["
+                            r"|(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
@@ -91,6 +92,19 @@ _PULL_REQUEST = re.compile(
 def normalise(body: str | None) -> str:
     text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
     return text.removeprefix("\ufeff")
+
+
+def _code_first(text: str, lead: str) -> str:
+    """What a line shows when it starts with code (`lead`, "" when text comes first): the
+    code over the whole directive or over its key (`ci-x-pr`: #1), after markup that shows
+    no text (a task box, emphasis, a link's bracket, a marker shown as text), and the text
+    after it; "" when text comes first."""
+    if not lead:
+        return ""
+    rest = _MARKUP_PREFIX.sub("", text, count=1)
+    after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`")
+             else rest).lstrip("*_")
+    return lead + after
 
 
 def parse_body(body: str | None, dependencies: Sequence[RefKey],
@@ -151,16 +165,13 @@ class _Parser:
             filled = [cell for cell in shown.cells if cell[0] or cell[2]]
             if len(filled) > 1:
                 for cell_text, _, cell_lead in filled:
-                    self._code(shown, cell_lead or display(cell_text).text,
+                    self._code(shown, _code_first(cell_text, cell_lead)
+                               or display(cell_text).text,
                                "as one cell of a table row with several cells")
                 return
             text, prose, lead = filled[0]  # a one-cell row: shown as that line
-        # Code before any text: over the whole directive, or over its key (`ci-x-pr`: #1),
-        # after markup that shows no text (a task box, emphasis, a link's bracket).
-        rest = _MARKUP_PREFIX.sub("", text, count=1)
-        after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`")
-                 else rest).lstrip("*_")
-        if lead and self._code(shown, lead + after, "as code (a code span or `<code>`)"):
+        code_first = _code_first(text, lead)
+        if code_first and self._code(shown, code_first, "as code (a code span or `<code>`)"):
             return
         task = _TASK_ITEM.match(shown.source) is not None
         displayed = display(text, markdown=not shown.raw_html, task_box=task)
@@ -386,6 +397,14 @@ class _Parser:
                       f"`{quote(raw)}` in back-ticks is followed by `{quote(trailing)}` with no "
                       f"space, so GitHub shows one word, `{quote(raw + trailing.split()[0])}`; "
                       f"put the whole value in the back-ticks, or a space after them")
+            return
+        if markdown and quoted is None and raw.endswith("_"):
+            # The closer of emphasis opened earlier (`_Note<br>ci-x-pr: main_` shows `main`;
+            # a `*` is no ref character, so the value's own check says so).
+            self._add("error", number, line,
+                      f"`{quote(raw)}` ends with emphasis markers GitHub may show or hide, so "
+                      f"the value is unclear; write it alone, in back-ticks: "
+                      rf"`{key}: \`VALUE\``")
             return
         if isinstance(dependency, ValueKey):
             self._value(number, line, key, dependency, raw, trailing, quoted is not None)

@@ -285,7 +285,8 @@ class Document:
         def emit() -> None:
             if paragraph.tagged():
                 self.browser.markup()
-            with self.browser.block():
+            with self.browser.block(in_p=paragraph.tagged() and not paragraph.heading,
+                                    holds_blocks=paragraph.heading):
                 self.shown.extend(Inline(lines, self.browser).shown())
 
         self.feed(emit)

@@ -62,6 +62,10 @@ _CLOSES_P = frozenset({"address", "article", "aside", "blockquote", "center", "d
                        "header", "hgroup", "main", "menu", "nav", "ol", "p", "search",
                        "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
                        "table", "hr", "li", "dd", "dt", "form"})
+# Names in cmark's markup that change what the browser holds open: code, strikethrough, and
+# the containers whose end tag pops what raw HTML left open inside them (`<li><div></li>`:
+# the div ends with the item, and a later `</div>` is a stray end tag).
+_COUNTED_MARKUP = ("pre", "code", "del", "li", "blockquote")
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
 MAX_RAW_BLOCKS = 1000  # a bound on the stack: a body of open tags stays linear
@@ -110,14 +114,22 @@ class Browser:
         self.block_struck: int | None = None
 
     @contextlib.contextmanager
-    def block(self) -> Iterator[None]:
+    def block(self, in_p: bool = True, holds_blocks: bool = False) -> Iterator[None]:
         """Text inside one block cmark writes (a paragraph, a heading, a table cell). Its end
         tag pops every element opened inside it (the HTML parser's "pop until"), a <del> too;
         <s> and <strike> are formatting elements the browser reopens in the next block, so
-        they stay."""
+        they stay. Inside a `<p>` (`in_p`; a tight list's paragraph has none) a raw block
+        start tag closes it, and the <del> opened in it. A raw block element (`<div>`)
+        opened inside a heading or a cell (`holds_blocks`) ends with it; one opened in a
+        paragraph has closed the paragraph and stays open."""
         struck_before = self.open_struck["del"]
-        self.block_struck = struck_before
+        self.block_struck = struck_before if in_p else None
+        depth = len(self.raw_blocks)
         yield
+        while holds_blocks and len(self.raw_blocks) > depth:
+            name, _ = self.raw_blocks.pop()
+            if name in self.open_raw:  # its own end tag is stray now
+                self.open_raw[name] = max(0, self.open_raw[name] - 1)
         self.open_struck["del"] = min(self.open_struck["del"], struck_before)
         self.block_struck = None
 
@@ -142,9 +154,8 @@ class Browser:
         every other tag is written `<x>`."""
         if self.state == _DATA:  # each is a block's start or end
             self.close_paragraph()
-        if self.state == _DATA and "pre" not in tags and "code" not in tags and (
-                "del" not in tags):
-            return  # a whole tag read in data changes nothing but the code and struck counts
+        if self.state == _DATA and not any(name in tags for name in _COUNTED_MARKUP):
+            return  # a whole tag read in data changes nothing but the counts and the nesting
         self.read_raw(tags, 0, len(tags))
 
     def close_paragraph(self) -> None:
@@ -218,6 +229,8 @@ class Browser:
                 if name == tag:
                     self.open_struck["del"] = min(self.open_struck["del"], before)
                     return
+                if name in self.open_raw:  # popped with it: its own end tag is stray now
+                    self.open_raw[name] = max(0, self.open_raw[name] - 1)
 
     def _starts_a_line(self, tag: str, closing: bool) -> bool:
         """Whether a browser starts a new line at this tag, given what is open before it."""

@@ -244,7 +244,7 @@ class Inline:
                 prose.append(piece)
                 # Emphasis, a task box or a link's bracket before code shows no text:
                 # `*<code>ci-x-pr: #1</code>*`, `[x] \`ci-x-pr: #1\``.
-                seen_text = seen_text or _MARKUP_ONLY.fullmatch(piece) is None
+                seen_text = seen_text or MARKUP_ONLY.fullmatch(piece) is None
                 if kind in (CODE_SPAN, RAW_CODE) and not seen_text:
                     if lead:  # what parts two pieces of code (a blank, or nothing)
                         lead.append(piece.strip("*_"))
@@ -294,7 +294,9 @@ class Inline:
         return (text if kind == CODE_SPAN else _as_shown(text)).strip(" \t")
 
 
-_MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t])*")
+# What shows no text before code: emphasis, a link's bracket, a task box, or a list marker
+# GitHub shows as text (`_1. \`ci-x-pr\`: #1_`), which the directive grammar reports.
+MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t]|(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]|$))*")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _LINK_TEXT = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")

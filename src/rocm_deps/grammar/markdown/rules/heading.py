@@ -31,8 +31,8 @@ def open_atx(document: Document, cursor: Cursor, depth: int,
     line = cursor.line
     closing = _ATX_CLOSING.search(line, candidate.end())
     text = line[:closing.start()] if closing else line
-    document.emit_paragraph(Paragraph([(document.number, text, candidate.end())]),
-                            definitions=False)
+    document.emit_paragraph(Paragraph([(document.number, text, candidate.end())],
+                                      heading=True), definitions=False)
     return Start.CONSUMED, depth
 
 

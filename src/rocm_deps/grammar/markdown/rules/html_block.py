@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rocm_deps.grammar.markdown.blocks import Block, Start
 from rocm_deps.grammar.markdown.cursor import Cursor
 from rocm_deps.grammar.markdown.html import CLOSE_TAG, OPEN_TAG, separates
+from rocm_deps.grammar.markdown.inline import MARKUP_ONLY
 from rocm_deps.grammar.markdown.shown import ShownLine
 
 if TYPE_CHECKING:
@@ -115,11 +116,15 @@ def _show(number: int, line: str, bounds: tuple[int, int], visible: list[tuple[i
             pieces.append(" ")
         pieces.append(line[begin:end])
     text = "".join(pieces).strip(" \t")
-    # What the line shows as code before any text: `<pre>` and `<code>` content.
-    first_text = next((begin for begin, end in visible if line[begin:end].strip(" \t")),
-                      bounds[1])
-    lead = " ".join(line[begin:end] for begin, end in code
-                    if bounds[0] <= begin < first_text).strip(" \t")
+    # What the line shows as code before any text (markup that shows no text, such as a
+    # marker shown as text, aside): `<pre>` and `<code>` content, its pieces joined as the
+    # text's are (a comment inside hides, a separating tag parts).
+    first_text = next((begin for begin, end in visible
+                       if not MARKUP_ONLY.fullmatch(line[begin:end])), bounds[1])
+    leading = [(begin, end) for begin, end in code if bounds[0] <= begin < first_text]
+    lead = "".join((" " if index and separates(line[leading[index - 1][1]:begin]) else "")
+                   + line[begin:end]
+                   for index, (begin, end) in enumerate(leading)).strip(" \t")
     if not text and not lead:
         return None
     share = _struck_share(line, visible, struck)

@@ -48,6 +48,7 @@ class List(Block):
 
 @dataclass(eq=False)
 class Item(Block):
+    closing = "</li>"  # pops what raw HTML left open inside it (Browser.markup)
     width: int  # columns of the marker and its padding: what a continuation line must indent
     start_line: int = 0
     # Its blocks (a paragraph of link reference definitions alone is removed again).
@@ -110,7 +111,7 @@ def open_item(document: Document, cursor: Cursor, depth: int,
         number = candidate.number
         markup = f'<ol start="{number}">' if candidate.ordered and number != 1 else "<ul>"
         depth = document.add_child(depth, List(kind), markup)
-    return Start.CONTAINER, document.add_child(depth, Item(width, document.number))
+    return Start.CONTAINER, document.add_child(depth, Item(width, document.number), "<li>")
 
 
 def _width(cursor: Cursor, candidate: Marker) -> tuple[int, str]:

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 
 class Quote(Block):
+    closing = "</blockquote>"  # pops what raw HTML left open inside it (Browser.markup)
+
     def continues(self, cursor: Cursor, document: Document, depth: int) -> bool | None:
         if not (cursor.indent <= 3 and cursor.peek(cursor.first_nonspace) == ">"):
             return False
@@ -28,7 +30,7 @@ def open_quote(document: Document, cursor: Cursor, depth: int,
                candidate: object) -> tuple[Start, int]:
     cursor.advance(cursor.first_nonspace + 1 - cursor.offset, False)
     _optional_space(cursor)
-    return Start.CONTAINER, document.add_child(depth, Quote())
+    return Start.CONTAINER, document.add_child(depth, Quote(), "<blockquote>")
 
 
 def _optional_space(cursor: Cursor) -> None:

@@ -114,7 +114,7 @@ def show_row(document: Document, number: int, source: str, cells: list[str]) -> 
         texts, proses, leads, lines = [], [], [], []
         for cell in cells:
             document.browser.markup("<td>")
-            with document.browser.block():
+            with document.browser.block(in_p=False, holds_blocks=True):
                 shown = Inline([(number, cell, 0)], document.browser).shown()
             texts.append(" ".join(piece.text for piece in shown))
             proses.append(" ".join(piece.prose for piece in shown))
