@@ -108,9 +108,10 @@ DEPENDENCY: Mapping[str, Field] = _rows(
           "package: give `distribution`.",
           expected="a string (absolute path of the baked checkout)"),
     Field("distribution", str, None, "A git package (no clone in the image, pip-installed from "
-          "git): the name pip records it under. Install fetches the named commit into a new "
-          "private directory and runs `pip install --no-deps git+<url>@<sha>`, so pip's own "
-          "record names the commit. Keys that act on a clone (`patches`, `prepare`, "
+          "git): the name pip records it under. Install fetches the named commit's trees (no "
+          "files) into a new private directory, to refuse another commit and to check the "
+          "install against, then runs `pip install --no-deps --force-reinstall "
+          "git+<url>@<sha>`, so pip's own record names the commit. Keys that act on a clone (`patches`, `prepare`, "
           "`install-dir`, `remote`, ...) are refused for it."),
     Field("url", str, None, "The git URL a git package is fetched from (default "
           "`https://github.com/<repository>.git`)."),
