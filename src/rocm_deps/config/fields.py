@@ -111,8 +111,8 @@ DEPENDENCY: Mapping[str, Field] = _rows(
           "git): the name pip records it under. Install fetches the named commit's trees (no "
           "files) into a new private directory, to refuse another commit and to check the "
           "install against, then runs `pip install --no-deps --force-reinstall "
-          "git+<url>@<sha>`, so pip's own record names the commit. Keys that act on a clone (`patches`, `prepare`, "
-          "`install-dir`, `remote`, ...) are refused for it."),
+          "git+<url>@<sha>`, so pip's own record names the commit. Keys that act on a clone "
+          "(`patches`, `prepare`, `install-dir`, `remote`, ...) are refused for it."),
     Field("url", str, None, "The git URL a git package is fetched from (default "
           "`https://github.com/<repository>.git`)."),
     Field("remote", str, "origin", "The clone's remote to fetch from."),
