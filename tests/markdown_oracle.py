@@ -122,7 +122,7 @@ class _Reader:
 # Inline elements: their tags do not break the line of text. <del> (strikethrough) hides its
 # text here: the author struck it out.
 _INLINE = frozenset({"strong", "em", "del", "s", "strike", "a", "span", "input", "b", "i",
-                     "sup", "sub", "ins", "kbd", "mark", "q", "small", "u"})
+                     "sup", "sub", "ins", "kbd", "mark", "q", "small", "u", "code"})
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
 _CLOSES_P = frozenset({"address", "article", "aside", "blockquote", "center", "details",

@@ -412,6 +412,16 @@ CASES = [
      "shows this as code", None),
     ("comment-inside-pre", "<pre>ci-sglang<!-- c -->-pr: #12</pre>", {},
      "shows this as code", None),
+    ("code-after-an-escaped-marker", "\\- `ci-sglang-pr`: #12", {}, "shows this as code", None),
+    ("code-after-a-star-shown-as-text", "- [x] * `ci-sglang-pr`: #12", {},
+     "shows this as code", None),
+    ("two-task-boxes-in-code", "`- [ ] - [ ] ci-sglang-pr: #12`", {}, "shows this as code",
+     None),
+    ("directive-after-code-on-the-line", "`ci-sglang-pr: #1` ci-sglang-pr: #12", {},
+     "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),
+    ("directive-after-raw-code-in-a-block", "<details><summary>CI</summary>"
+     "<code>ci-sglang-pr: #1</code>\nci-sglang-pr: #12", {},
+     "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),
 ]
 
 

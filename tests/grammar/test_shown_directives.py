@@ -102,6 +102,11 @@ def shown_values(body: str) -> list[str]:
 @example("- - [ ] ci-sglang-pr: #1")
 @example("> - [x] ci-sglang-pr: #1")
 @example("_- ci-sglang-pr: #1_")
+@example("<details><summary>CI</summary>ci-sglang-pr: #1\nci-sglang-pr: #2\n"
+         "<code>ci-sglang-pr: #3</code>\nci-sglang-pr: #4")
+@example("`ci-sglang-pr: #1` ci-sglang-pr: #2")
+@example("ci-sglang-pr: #1\n<details><summary>CI</summary><code>ci-sglang-pr: #2</code>\n"
+         "ci-sglang-pr: #3")
 @example("<details><summary>CI</summary>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2")
 @example("</pre>\n**ci-sglang-pr:** #1\nci-sglang-pr: #2\n</pre>\nci-sglang-pr: #3")
 @example("\n<p>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2\n\nci-sglang-pr: #3")

@@ -78,8 +78,9 @@ _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # A task box after a list marker, in code (`- [x] ci-x-pr: #1` in a fenced block).
 _CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ \t]+")
+MAX_CODE_BOXES = 4  # `- [ ] - [ ] ci-x-pr: #1` in code: each box dropped, bounded
 _MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\["
-                            r"|(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*")
+                            r"|\\?(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*[ \t]*")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
@@ -94,17 +95,18 @@ def normalise(body: str | None) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _code_first(text: str, lead: str) -> str:
+def _code_first(text: str, lead: str, raw_html: bool) -> tuple[str, str]:
     """What a line shows when it starts with code (`lead`, "" when text comes first): the
     code over the whole directive or over its key (`ci-x-pr`: #1), after markup that shows
-    no text (a task box, emphasis, a link's bracket, a marker shown as text), and the text
-    after it; "" when text comes first."""
+    no text (a task box, emphasis, a link's bracket, a marker shown as text), then the text
+    after it; and that text alone. ("", "") when text comes first. Raw HTML's `text` leaves
+    its code out already."""
     if not lead:
-        return ""
+        return "", ""
     rest = _MARKUP_PREFIX.sub("", text, count=1)
-    after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`")
+    after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`") and not raw_html
              else rest).lstrip("*_")
-    return lead + after
+    return lead + after, after
 
 
 def parse_body(body: str | None, dependencies: Sequence[RefKey],
@@ -165,13 +167,20 @@ class _Parser:
             filled = [cell for cell in shown.cells if cell[0] or cell[2]]
             if len(filled) > 1:
                 for cell_text, _, cell_lead in filled:
-                    self._code(shown, _code_first(cell_text, cell_lead)
+                    self._code(shown, _code_first(cell_text, cell_lead, raw_html=False)[0]
                                or display(cell_text).text,
                                "as one cell of a table row with several cells")
                 return
             text, prose, lead = filled[0]  # a one-cell row: shown as that line
-        code_first = _code_first(text, lead)
+        code_first, after = _code_first(text, lead, raw_html=shown.raw_html)
         if code_first and self._code(shown, code_first, "as code (a code span or `<code>`)"):
+            shown_after = display(after, markdown=not shown.raw_html).text
+            if self._starts_with_key(shown_after):  # a directive after the code is mid-line
+                self._add("error", shown.number, shown.source,
+                          f"GitHub shows `{quote(shown_after)}` after code on the same line, "
+                          f"so the line does not start with it and is not applied; write "
+                          f"the directive at the start of a line of its own, such as "
+                          f"`{self.example_key}: #1234`")
             return
         task = _TASK_ITEM.match(shown.source) is not None
         displayed = display(text, markdown=not shown.raw_html, task_box=task)
@@ -320,7 +329,11 @@ class _Parser:
         under "## Usage"). Whether it fails the run is `code_findings`' to say."""
         if shown.raw_html:  # a browser decodes raw HTML's entities: `ci&#45;…` shows `ci-…`
             text = html.unescape(text)
-        text = _CODE_TASK_BOX.sub(r"\1", text.strip(" \t"), count=1)
+        text = text.strip(" \t")
+        for _ in range(MAX_CODE_BOXES):
+            text, boxes = _CODE_TASK_BOX.subn(r"\1", text, count=1)
+            if not boxes:
+                break
         match = item = None
         # As written; else as a reader takes it: look-alike characters folded, invisible ones
         # and escapes dropped (code showing the key with a U+2010 hyphen reads as the key).

@@ -296,7 +296,7 @@ class Inline:
 
 # What shows no text before code: emphasis, a link's bracket, a task box, or a list marker
 # GitHub shows as text (`_1. \`ci-x-pr\`: #1_`), which the directive grammar reports.
-MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t]|(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]|$))*")
+MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t]|\\?(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]|$))*")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _LINK_TEXT = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
