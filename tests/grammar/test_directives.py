@@ -421,7 +421,10 @@ CASES = [
      "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),
     ("directive-after-raw-code-in-a-block", "<details><summary>CI</summary>"
      "<code>ci-sglang-pr: #1</code>\nci-sglang-pr: #12", {},
-     "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),
+     "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),    ("code-span-inside-raw-code", "<code>`ci-sglang-pr`: #12</code>", {},
+     "shows this as code", None),
+    ("look-alike-after-a-box-shown-as-text", "\\- [ ] ci\u2010sglang-pr: #12", {},
+     "contains look-alike characters (U+2010 HYPHEN)", None),
 ]
 
 

@@ -212,7 +212,11 @@ class _Parser:
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
                 return
-        look_alike = self._look_alike(line)
+        # After a marker or a task box GitHub shows as text, the key's spelling is checked as
+        # well (the exact key there is already an error: text before the key).
+        bare = _MARKUP_PREFIX.sub("", line, count=1)
+        look_alike = self._look_alike(line) or (self._look_alike(bare) if bare != line
+                                                else None)
         if look_alike is not None:
             self._add("error", number, source, look_alike)
             return
@@ -235,7 +239,7 @@ class _Parser:
             return
         near_miss = self.near_misses.message(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
-            near_miss = self.near_misses.message("".join(fold(character) for character in line))
+            near_miss = self.near_misses.message("".join(fold(character) for character in bare))
         if near_miss is not None:
             self._add("error", number, source, near_miss)
             return

@@ -111,7 +111,9 @@ class Inline:
             self.constructs.append((position, end))
             if character == "`":
                 shown = not self.browser.hides_text()
-                self.hidden.append((position, end, CODE_SPAN if shown else HIDDEN))
+                # Inside raw <code> a code span is more of its code (`<code>\`x\`</code>`).
+                self.hidden.append((position, end, CODE_SPAN if shown else
+                                    RAW_CODE if self.browser.shows_code else HIDDEN))
                 if not shown:
                     self.browser.markup("<code>")
                     self.browser.read_escaped(content[position + ticks:end - ticks])
@@ -300,10 +302,11 @@ MARKUP_ONLY = re.compile(r"(?:[ \t*_\[]|\[[ xX]\][ \t]|\\?(?:[-+>]|[0-9]{1,9}[.)
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
 _LINK_TEXT = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
+_CODE_SPAN_TEXT = re.compile(r"(`+)(.+?)\1")  # a code span's content, without its back-ticks
 
 
 def _as_shown(text: str) -> str:
     """Markdown text inside raw `<code>` as a browser shows it (a reading enough to see a
     key: the tags and comments inside are already hidden parts)."""
-    text = _LINK_TEXT.sub(r"\1", _EMPHASIS.sub("", text))
+    text = _LINK_TEXT.sub(r"\1", _EMPHASIS.sub("", _CODE_SPAN_TEXT.sub(r"\2", text)))
     return html.unescape(_ESCAPED.sub(r"\1", text))
