@@ -424,7 +424,9 @@ CASES = [
      "GitHub shows `ci-sglang-pr: #12` after code on the same line", None),    ("code-span-inside-raw-code", "<code>`ci-sglang-pr`: #12</code>", {},
      "shows this as code", None),
     ("look-alike-after-a-box-shown-as-text", "\\- [ ] ci\u2010sglang-pr: #12", {},
-     "contains look-alike characters (U+2010 HYPHEN)", None),
+     "contains look-alike characters (U+2010 HYPHEN)", None),    ("marker-then-emphasis-in-a-cell-of-several",
+     "| a | b |\n|---|---|\n| - [ ] *ci-sglang-pr: #12* | x |", {},
+     "one cell of a table row with several cells", None),
 ]
 
 

@@ -81,6 +81,7 @@ _CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ 
 MAX_CODE_BOXES = 4  # `- [ ] - [ ] ci-x-pr: #1` in code: each box dropped, bounded
 _MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\["
                             r"|\\?(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*[ \t]*")
+_TEXT_MARKERS = re.compile(r"(?:\\?(?:[-+*>]|[0-9]{1,9}[.)])[ \t]+|\[[ xX]\][ \t]+){1,16}")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
@@ -167,9 +168,11 @@ class _Parser:
             filled = [cell for cell in shown.cells if cell[0] or cell[2]]
             if len(filled) > 1:
                 for cell_text, _, cell_lead in filled:
-                    self._code(shown, _code_first(cell_text, cell_lead, raw_html=False)[0]
-                               or display(cell_text).text,
-                               "as one cell of a table row with several cells")
+                    where = "as one cell of a table row with several cells"
+                    if not self._code(shown, _code_first(cell_text, cell_lead, raw_html=False)[0]
+                                      or display(cell_text).text, where):
+                        # after a marker or a box shown as text: `| - *ci-x-pr: #1* | x |`
+                        self._code(shown, display(_TEXT_MARKERS.sub("", cell_text)).text, where)
                 return
             text, prose, lead = filled[0]  # a one-cell row: shown as that line
         code_first, after = _code_first(text, lead, raw_html=shown.raw_html)
