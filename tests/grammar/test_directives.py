@@ -426,7 +426,11 @@ CASES = [
     ("look-alike-after-a-box-shown-as-text", "\\- [ ] ci\u2010sglang-pr: #12", {},
      "contains look-alike characters (U+2010 HYPHEN)", None),    ("marker-then-emphasis-in-a-cell-of-several",
      "| a | b |\n|---|---|\n| - [ ] *ci-sglang-pr: #12* | x |", {},
-     "one cell of a table row with several cells", None),
+     "one cell of a table row with several cells", None),    ("invisible-character-after-a-box-shown-as-text", "*- [ ] ci-m\u200begatron-pr: #12*", {},
+     "the line contains the invisible character U+200B", None),
+    ("look-alike-after-an-escaped-number", "1\\. ci\u2010sglang-pr: #12", {},
+     "contains look-alike characters (U+2010 HYPHEN)", None),
+    ("a-bare-task-box-in-code", "`[ ] ci-sglang-pr: #12`", {}, "shows this as code", None),
 ]
 
 

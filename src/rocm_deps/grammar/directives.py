@@ -77,10 +77,10 @@ _AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
 _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
 _LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # A task box after a list marker, in code (`- [x] ci-x-pr: #1` in a fenced block).
-_CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)+)\[[ xX]\][ \t]+")
+_CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)*)\[[ xX]\][ \t]+")
 MAX_CODE_BOXES = 4  # `- [ ] - [ ] ci-x-pr: #1` in code: each box dropped, bounded
 _MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\["
-                            r"|\\?(?:[-+>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*[ \t]*")
+                            r"|\\?(?:[-+*>]|[0-9]{1,9}\\?[.)])(?:[ \t]+|$)))*[ \t]*")
 _TEXT_MARKERS = re.compile(r"(?:\\?(?:[-+*>]|[0-9]{1,9}[.)])[ \t]+|\[[ xX]\][ \t]+){1,16}")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
@@ -208,7 +208,9 @@ class _Parser:
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
             cleaned = remove_invisible(line)
-            cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned)
+            # (after a marker or a task box GitHub shows as text too)
+            cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned) or _DIRECTIVE_LINE_RE.fullmatch(
+                _MARKUP_PREFIX.sub("", cleaned, count=1))
             if (cleaned_match is not None and self._is_key(cleaned_match.group("key"))) or (
                     self.near_misses.message(cleaned) is not None):
                 self._add("error", number, source,
