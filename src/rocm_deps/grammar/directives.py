@@ -24,6 +24,12 @@ from rocm_deps.grammar.keys import (
     ValueKey,
 )
 from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
+from rocm_deps.grammar.markup import (
+    code_first,
+    without_code_boxes,
+    without_markup,
+    without_text_markers,
+)
 from rocm_deps.grammar.near_miss import UNKNOWN_KEY, Keyed, NearMisses
 from rocm_deps.grammar.parsed import (
     CODE_BLOCKS,
@@ -75,13 +81,6 @@ _BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
 _AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
 # A value wrapped in one emphasis run, the same on both sides, nothing else inside.
 _WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
-_LEADING_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-# A task box after a list marker, in code (`- [x] ci-x-pr: #1` in a fenced block).
-_CODE_TASK_BOX = re.compile(r"^((?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+)*)\[[ xX]\][ \t]+")
-MAX_CODE_BOXES = 4  # `- [ ] - [ ] ci-x-pr: #1` in code: each box dropped, bounded
-_MARKUP_PREFIX = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|\*{1,3}|_{1,3}|\["
-                            r"|\\?(?:[-+*>]|[0-9]{1,9}\\?[.)])(?:[ \t]+|$)))*[ \t]*")
-_TEXT_MARKERS = re.compile(r"(?:\\?(?:[-+*>]|[0-9]{1,9}[.)])[ \t]+|\[[ xX]\][ \t]+){1,16}")
 _BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
@@ -94,20 +93,6 @@ _PULL_REQUEST = re.compile(
 def normalise(body: str | None) -> str:
     text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
     return text.removeprefix("\ufeff")
-
-
-def _code_first(text: str, lead: str, raw_html: bool) -> tuple[str, str]:
-    """What a line shows when it starts with code (`lead`, "" when text comes first): the
-    code over the whole directive or over its key (`ci-x-pr`: #1), after markup that shows
-    no text (a task box, emphasis, a link's bracket, a marker shown as text), then the text
-    after it; and that text alone. ("", "") when text comes first. Raw HTML's `text` leaves
-    its code out already."""
-    if not lead:
-        return "", ""
-    rest = _MARKUP_PREFIX.sub("", text, count=1)
-    after = (_LEADING_CODE_SPAN.sub("", rest, count=1) if rest.startswith("`") and not raw_html
-             else rest).lstrip("*_")
-    return lead + after, after
 
 
 def parse_body(body: str | None, dependencies: Sequence[RefKey],
@@ -169,14 +154,14 @@ class _Parser:
             if len(filled) > 1:
                 for cell_text, _, cell_lead in filled:
                     where = "as one cell of a table row with several cells"
-                    if not self._code(shown, _code_first(cell_text, cell_lead, raw_html=False)[0]
+                    if not self._code(shown, code_first(cell_text, cell_lead, raw_html=False)[0]
                                       or display(cell_text).text, where):
                         # after a marker or a box shown as text: `| - *ci-x-pr: #1* | x |`
-                        self._code(shown, display(_TEXT_MARKERS.sub("", cell_text)).text, where)
+                        self._code(shown, display(without_text_markers(cell_text)).text, where)
                 return
             text, prose, lead = filled[0]  # a one-cell row: shown as that line
-        code_first, after = _code_first(text, lead, raw_html=shown.raw_html)
-        if code_first and self._code(shown, code_first, "as code (a code span or `<code>`)"):
+        leading, after = code_first(text, lead, raw_html=shown.raw_html)
+        if leading and self._code(shown, leading, "as code (a code span or `<code>`)"):
             shown_after = display(after, markdown=not shown.raw_html).text
             if self._starts_with_key(shown_after):  # a directive after the code is mid-line
                 self._add("error", shown.number, shown.source,
@@ -210,7 +195,7 @@ class _Parser:
             cleaned = remove_invisible(line)
             # (after a marker or a task box GitHub shows as text too)
             cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned) or _DIRECTIVE_LINE_RE.fullmatch(
-                _MARKUP_PREFIX.sub("", cleaned, count=1))
+                without_markup(cleaned))
             if (cleaned_match is not None and self._is_key(cleaned_match.group("key"))) or (
                     self.near_misses.message(cleaned) is not None):
                 self._add("error", number, source,
@@ -219,7 +204,7 @@ class _Parser:
                 return
         # After a marker or a task box GitHub shows as text, the key's spelling is checked as
         # well (the exact key there is already an error: text before the key).
-        bare = _MARKUP_PREFIX.sub("", line, count=1)
+        bare = without_markup(line)
         look_alike = self._look_alike(line) or (self._look_alike(bare) if bare != line
                                                 else None)
         if look_alike is not None:
@@ -338,11 +323,7 @@ class _Parser:
         under "## Usage"). Whether it fails the run is `code_findings`' to say."""
         if shown.raw_html:  # a browser decodes raw HTML's entities: `ci&#45;…` shows `ci-…`
             text = html.unescape(text)
-        text = text.strip(" \t")
-        for _ in range(MAX_CODE_BOXES):
-            text, boxes = _CODE_TASK_BOX.subn(r"\1", text, count=1)
-            if not boxes:
-                break
+        text = without_code_boxes(text.strip(" \t"))
         match = item = None
         # As written; else as a reader takes it: look-alike characters folded, invisible ones
         # and escapes dropped (code showing the key with a U+2010 hyphen reads as the key).
