@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rocm_deps.config import load_config
 from rocm_deps.grammar.directives import parse_body
 from rocm_deps.grammar.markdown import shown_lines
+from rocm_deps.grammar.markdown.rules.html_block import MAX_JOINED
 from tests.markdown_oracle import render, shown_text
 
 TOKEN = re.compile(r"ci-sglang-pr: #(\d+)")
@@ -198,3 +199,14 @@ def test_a_heading_inside_a_list_item_keeps_its_own_line_number(item: str) -> No
         (1, "intro"), (3, "heading"), (4, "ci-sglang-pr: #1")]
     parsed = parse_body(f"intro\n\n{item}# ci-sglang-pr: #1", DEPENDENCIES)
     assert [(found.raw, found.line) for found in parsed.directives.values()] == [("#1", 3)]
+
+
+def test_a_run_on_html_block_line_is_bounded_so_the_parse_stays_linear() -> None:
+    """A browser shows the lines of an HTML block as one line: what is kept of it is bounded
+    (rules.html_block.MAX_JOINED), else each of many short lines would copy all before it.
+    The key at its start is still read."""
+    lines = shown_lines("<div>\nci-sglang-pr: #7\n" + "ab\n" * 20_000)
+    assert len(lines) == 1
+    assert lines[0].text.startswith("ci-sglang-pr: #7 ab ab")
+    assert MAX_JOINED <= len(lines[0].text) < MAX_JOINED + 10
+    assert len(lines[0].source) < MAX_JOINED + 10

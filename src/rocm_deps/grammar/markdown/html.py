@@ -62,10 +62,11 @@ _CLOSES_P = frozenset({"address", "article", "aside", "blockquote", "center", "d
                        "header", "hgroup", "main", "menu", "nav", "ol", "p", "search",
                        "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
                        "table", "hr", "li", "dd", "dt", "form"})
-# Names in cmark's markup that change what the browser holds open: code, strikethrough, and
-# the containers whose end tag pops what raw HTML left open inside them (`<li><div></li>`:
-# the div ends with the item, and a later `</div>` is a stray end tag).
-_COUNTED_MARKUP = ("pre", "code", "del", "li", "blockquote")
+# Names in cmark's markup the tokenizer reads: code and strikethrough. The containers' tags
+# are nested without it: their end tag pops what raw HTML left open inside them
+# (`<li><div></li>`: the div ends with the item, and a later `</div>` is a stray end tag).
+_COUNTED_MARKUP = ("pre", "code", "del")
+_CONTAINER_TAG = re.compile(r"</?(?P<name>li|blockquote)>")
 # Elements without an end tag: they open nothing.
 _VOID = frozenset({"br", "hr", "img", "input", "wbr", "col", "area", "source", "meta", "link"})
 MAX_RAW_BLOCKS = 1000  # a bound on the stack: a body of open tags stays linear
@@ -107,6 +108,7 @@ class Browser:
         # Raw elements that are not inline, open, each with the <del> count before it: its
         # end tag pops what was opened inside it, a <del> too (the parser's "pop until").
         self.raw_blocks: list[tuple[str, int]] = []
+        self.in_raw_blocks: dict[str, int] = {}  # how many of each name raw_blocks holds
         # Inside a block cmark writes (a paragraph): the <del> count at its start. A raw
         # block-level start tag closes the paragraph (the parser's "close a p element"),
         # and the <del> opened in it with it: <del> is not a formatting element the parser
@@ -127,7 +129,7 @@ class Browser:
         depth = len(self.raw_blocks)
         yield
         while holds_blocks and len(self.raw_blocks) > depth:
-            name, _ = self.raw_blocks.pop()
+            name, _ = self._pop_raw_block()
             if name in self.open_raw:  # its own end tag is stray now
                 self.open_raw[name] = max(0, self.open_raw[name] - 1)
         self.open_struck["del"] = min(self.open_struck["del"], struck_before)
@@ -155,14 +157,18 @@ class Browser:
         if self.state == _DATA:  # each is a block's start or end
             self.close_paragraph()
         if self.state == _DATA and not any(name in tags for name in _COUNTED_MARKUP):
-            return  # a whole tag read in data changes nothing but the counts and the nesting
+            # Whole tags read in data change nothing but the counts and the nesting: a
+            # container's, read here without the tokenizer (one per list item).
+            for container in _CONTAINER_TAG.finditer(tags):
+                self._nest(container.group("name"), container.group().startswith("</"))
+            return
         self.read_raw(tags, 0, len(tags))
 
     def close_paragraph(self) -> None:
         """A raw `<p>` left open ends here, and the <del> opened inside it with it: <del> is
         not a formatting element the parser reopens."""
         if self.raw_blocks and self.raw_blocks[-1][0] == "p":
-            _, before = self.raw_blocks.pop()
+            _, before = self._pop_raw_block()
             self.open_struck["del"] = min(self.open_struck["del"], before)
 
     def read_escaped(self, text: str) -> None:
@@ -222,15 +228,21 @@ class Browser:
         if not closing:
             if len(self.raw_blocks) < MAX_RAW_BLOCKS:
                 self.raw_blocks.append((tag, self.open_struck["del"]))
+                self.in_raw_blocks[tag] = self.in_raw_blocks.get(tag, 0) + 1
             return
-        if any(name == tag for name, _ in self.raw_blocks):
+        if self.in_raw_blocks.get(tag, 0) > 0:
             while self.raw_blocks:
-                name, before = self.raw_blocks.pop()
+                name, before = self._pop_raw_block()
                 if name == tag:
                     self.open_struck["del"] = min(self.open_struck["del"], before)
                     return
                 if name in self.open_raw:  # popped with it: its own end tag is stray now
                     self.open_raw[name] = max(0, self.open_raw[name] - 1)
+
+    def _pop_raw_block(self) -> tuple[str, int]:
+        name, before = self.raw_blocks.pop()
+        self.in_raw_blocks[name] -= 1
+        return name, before
 
     def _starts_a_line(self, tag: str, closing: bool) -> bool:
         """Whether a browser starts a new line at this tag, given what is open before it."""

@@ -133,8 +133,16 @@ def _show(number: int, line: str, bounds: tuple[int, int], visible: list[tuple[i
                      row=row)
 
 
+# How much of a run-on line is kept: more than any directive's key, value and comment need.
+# Without a bound, a block of many short lines would be copied once per line (quadratic).
+MAX_JOINED = 2000
+
+
 def _joined(first: ShownLine, then: ShownLine) -> ShownLine:
-    """Two source lines a browser shows as one (the newline between them is a space)."""
+    """Two source lines a browser shows as one (the newline between them is a space). Past
+    MAX_JOINED characters of text or source, what follows is no longer kept."""
+    if len(first.text) + len(first.lead_code) >= MAX_JOINED or len(first.source) >= MAX_JOINED:
+        return first
     text = f"{first.text} {then.text}".strip(" \t")
     lead = first.lead_code if first.text else f"{first.lead_code} {then.lead_code}".strip()
     struck = all(line.struck for line in (first, then) if line.text) and bool(text)
