@@ -105,6 +105,8 @@ def shown_values(body: str) -> list[str]:
 @example("<details><summary>CI</summary>ci-sglang-pr: #1\nci-sglang-pr: #2\n"
          "<code>ci-sglang-pr: #3</code>\nci-sglang-pr: #4")
 @example("`ci-sglang-pr: #1` ci-sglang-pr: #2")
+# A raw <div> closes the paragraph: a <del> opened after it outlives the paragraph's end.
+@example("text <div>~~ci-sglang-pr: #1~~\n<del>\nci-sglang-pr: #2\n- ci-sglang-pr: #3")
 @example("ci-sglang-pr: #1\n<details><summary>CI</summary><code>ci-sglang-pr: #2</code>\n"
          "ci-sglang-pr: #3")
 @example("<details><summary>CI</summary>ci-sglang-pr: #1\n<del>\nci-sglang-pr: #2")

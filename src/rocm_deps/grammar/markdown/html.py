@@ -132,7 +132,8 @@ class Browser:
             name, _ = self._pop_raw_block()
             if name in self.open_raw:  # its own end tag is stray now
                 self.open_raw[name] = max(0, self.open_raw[name] - 1)
-        self.open_struck["del"] = min(self.open_struck["del"], struck_before)
+        if self.block_struck is not None or not in_p:  # else a raw block closed the <p>
+            self.open_struck["del"] = min(self.open_struck["del"], struck_before)
         self.block_struck = None
 
     @property
@@ -225,6 +226,7 @@ class Browser:
             return
         if not closing and self.block_struck is not None and tag in _LINE_STARTS:
             self.open_struck["del"] = min(self.open_struck["del"], self.block_struck)
+            self.block_struck = None  # the <p> is closed: what opens now outlives its end tag
         if not closing:
             if len(self.raw_blocks) < MAX_RAW_BLOCKS:
                 self.raw_blocks.append((tag, self.open_struck["del"]))
