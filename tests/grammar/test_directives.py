@@ -431,6 +431,9 @@ CASES = [
     ("look-alike-after-an-escaped-number", "1\\. ci\u2010sglang-pr: #12", {},
      "contains look-alike characters (U+2010 HYPHEN)", None),
     ("a-bare-task-box-in-code", "`[ ] ci-sglang-pr: #12`", {}, "shows this as code", None),
+    # a form feed after back-ticks is a blank, not a glued word (it crashed the message)
+    ("form-feed-after-a-backticked-value", "ci-sglang-pr: `v0.5`\x0c", {"sglang": "v0.5"},
+     None, None, "is read as a comment"),
 ]
 
 

@@ -393,7 +393,7 @@ class _Parser:
         # (`v0.5`.1 shows as the one word `v0.5.1`; `v0.5`. ends a sentence).
         punctuation = len(after) - len(after.lstrip(".,;:!?)"))
         glued = after[punctuation:punctuation + 1] if punctuation else after[:1]
-        if quoted is not None and glued and glued not in " \t":
+        if quoted is not None and glued and not glued.isspace():
             # `release/v0.5`-rc1 shows as one word: which part is the value is unclear (a
             # sentence's punctuation after the back-ticks is not part of it).
             self._add("error", number, line,
