@@ -137,11 +137,8 @@ class GitHubApi:
         what = f"the parents of {sha[:12]} in {repository}"
 
         def fetch() -> tuple[str, ...]:
-            raw = object_of(self._get(f"/repos/{repository}/commits/{sha}", what), what)
-            parents = raw.get("parents")
-            if not isinstance(parents, list):
-                raise ApiError(f"the answer for {what} has no `parents` list")
-            return tuple(sha_of(object_of(parent, what).get("sha"), what) for parent in parents)
+            return _parents(object_of(self._get(f"/repos/{repository}/commits/{sha}", what),
+                                      what), what)
 
         return self._call(fetch, what)
 
@@ -201,12 +198,8 @@ class GitHubApi:
             for entry in commits:
                 entry = object_of(entry, what)
                 message = object_of(entry.get("commit"), what).get("message")
-                parents = entry.get("parents")
-                if not isinstance(parents, list):
-                    raise ApiError(f"the answer for {what} has a commit without `parents`")
-                found.append(CommitInfo(sha_of(entry.get("sha"), what), tuple(
-                    sha_of(object_of(parent, what).get("sha"), what) for parent in parents),
-                    message if isinstance(message, str) else ""))
+                found.append(CommitInfo(sha_of(entry.get("sha"), what), _parents(entry, what),
+                                        message if isinstance(message, str) else ""))
             return Comparison(total, tuple(found))
 
         return self._call(fetch, what)
@@ -366,6 +359,14 @@ class GitHubApi:
             return "server errors (HTTP 5xx) on every attempt"
         reason = _innermost(error)
         return f"{type(reason).__name__}: {str(reason)[:MAX_CAUSE]}"
+
+
+def _parents(commit: dict[str, Any], what: str) -> tuple[str, ...]:
+    """The parents' SHAs of a commit GitHub answered, first parent first."""
+    parents = commit.get("parents")
+    if not isinstance(parents, list):
+        raise ApiError(f"the answer for {what} has a commit without `parents`")
+    return tuple(sha_of(object_of(parent, what).get("sha"), what) for parent in parents)
 
 
 def _check_size(headers: dict[str, Any], raw: object, url: str) -> None:

@@ -20,6 +20,7 @@ The image's install (what the interpreter recorded before this tool first replac
 kept in a state file of the interpreter's environment, so a run that names nothing returns
 it there, as the clones are returned to theirs.
 """
+
 from __future__ import annotations
 
 import json

@@ -129,9 +129,7 @@ class Browser:
         depth = len(self.raw_blocks)
         yield
         while holds_blocks and len(self.raw_blocks) > depth:
-            name, _ = self._pop_raw_block()
-            if name in self.open_raw:  # its own end tag is stray now
-                self.open_raw[name] = max(0, self.open_raw[name] - 1)
+            self._end_raw_block()
         if self.block_struck is not None or not in_p:  # else a raw block closed the <p>
             self.open_struck["del"] = min(self.open_struck["del"], struck_before)
         self.block_struck = None
@@ -233,18 +231,22 @@ class Browser:
                 self.in_raw_blocks[tag] = self.in_raw_blocks.get(tag, 0) + 1
             return
         if self.in_raw_blocks.get(tag, 0) > 0:
-            while self.raw_blocks:
-                name, before = self._pop_raw_block()
-                if name == tag:
-                    self.open_struck["del"] = min(self.open_struck["del"], before)
-                    return
-                if name in self.open_raw:  # popped with it: its own end tag is stray now
-                    self.open_raw[name] = max(0, self.open_raw[name] - 1)
+            while self.raw_blocks[-1][0] != tag:
+                self._end_raw_block()
+            _, before = self._pop_raw_block()
+            self.open_struck["del"] = min(self.open_struck["del"], before)
 
     def _pop_raw_block(self) -> tuple[str, int]:
         name, before = self.raw_blocks.pop()
         self.in_raw_blocks[name] -= 1
         return name, before
+
+    def _end_raw_block(self) -> None:
+        """The innermost raw element ends without its end tag (an ancestor's end tag pops
+        it): its own end tag is stray now."""
+        name, _ = self._pop_raw_block()
+        if name in self.open_raw:
+            self.open_raw[name] = max(0, self.open_raw[name] - 1)
 
     def _starts_a_line(self, tag: str, closing: bool) -> bool:
         """Whether a browser starts a new line at this tag, given what is open before it."""

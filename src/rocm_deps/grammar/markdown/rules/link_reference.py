@@ -15,22 +15,11 @@ _TITLE = re.compile(rf'"(?:{_ESCAPED}|[^"\x00])*"|\'(?:{_ESCAPED}|[^\'\x00])*\''
                     rf"|\((?:{_ESCAPED}|[^()\x00])*\)")
 
 
-def definitions_end(content: str) -> int:
+def definitions(content: str) -> tuple[int, list[str]]:
     """How much of a paragraph's content (its lines, each ending in a newline) the link
-    reference definitions at its start take: whole lines, or nothing."""
-    position = 0
-    while position < len(content) and content[position] == "[":
-        end = _definition(content, position)
-        if end is None:
-            break
-        position = end
-    return position
-
-
-def definition_labels(content: str) -> list[str]:
-    """The labels (as written) of the link reference definitions at the start of a
-    paragraph's content, those definitions_end takes."""
-    labels, position = [], 0
+    reference definitions at its start take (whole lines, or nothing), and their labels as
+    written."""
+    position, labels = 0, []
     while position < len(content) and content[position] == "[":
         end = _definition(content, position)
         if end is None:
@@ -39,7 +28,7 @@ def definition_labels(content: str) -> list[str]:
         assert label_end is not None  # a definition starts with its label
         labels.append(content[position + 1:label_end - 1])
         position = end
-    return labels
+    return position, labels
 
 
 def _definition(text: str, start: int) -> int | None:

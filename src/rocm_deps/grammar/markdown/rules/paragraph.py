@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rocm_deps.grammar.markdown.blocks import Block
 from rocm_deps.grammar.markdown.cursor import Cursor
 from rocm_deps.grammar.markdown.labels import normalise_label
-from rocm_deps.grammar.markdown.rules.link_reference import definition_labels, definitions_end
+from rocm_deps.grammar.markdown.rules.link_reference import definitions
 
 if TYPE_CHECKING:
     from rocm_deps.grammar.markdown.document import Document
@@ -55,9 +55,6 @@ def definitions_taken(paragraph: Paragraph, linked: set[str]) -> int:
     content = "".join(line[start:] + "\n" for _, line, start in paragraph.lines)
     box = _TASK_BOX.match(content) if paragraph.first_in_item else None
     start = box.end() if box is not None else 0
-    end = definitions_end(content[start:])
-    linked.update(normalise_label(label[1:]) for label in definition_labels(content[start:])
-                  if label.startswith("^"))
-    if box is not None:
-        return content.count("\n", 0, start + end) if end else 0
-    return content.count("\n", 0, end)
+    end, labels = definitions(content[start:])
+    linked.update(normalise_label(label[1:]) for label in labels if label.startswith("^"))
+    return content.count("\n", 0, start + end) if end else 0
