@@ -57,6 +57,26 @@ class Edge:
 
 
 @dataclass(frozen=True)
+class RunIdentity:
+    """The workflow run and attempt this step belongs to ($GITHUB_RUN_ID, $GITHUB_RUN_ATTEMPT);
+    None outside a run. A re-run of failed jobs is a later attempt of the same run."""
+
+    run_id: int | None = None
+    attempt: int | None = None
+
+    @classmethod
+    def of(cls, environ: Mapping[str, str]) -> RunIdentity:
+        def number(name: str) -> int | None:
+            text = environ.get(name, "").strip()
+            return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 19 \
+                and int(text) > 0 else None
+
+        run_id, attempt = number("GITHUB_RUN_ID"), number("GITHUB_RUN_ATTEMPT")
+        # A run without an attempt number is the runner's first attempt (act sets none).
+        return cls(run_id, (attempt or 1) if run_id is not None else None)
+
+
+@dataclass(frozen=True)
 class ApiSettings:
     url: str = DEFAULT_API_URL
     token: str | None = None

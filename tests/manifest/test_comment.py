@@ -21,6 +21,7 @@ from rocm_deps.contract.manifest import (
     marker,
     read_manifest,
 )
+from rocm_deps.contract.overrides import RUN_KEY
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.markdown_oracle import render
@@ -34,6 +35,7 @@ COMMENTS = "/repos/radixark/miles/issues/7/comments"
 LIST = f"GET {COMMENTS}?page=1&per_page=100"
 SUITE = "ROCm CI"
 STATUS = f"POST /repos/radixark/miles/statuses/{MILES_HEAD}"  # the suite's status on the head
+READ = "GET /repos/radixark/miles/pulls/7"  # the description now, which the status judges
 
 
 @pytest.fixture
@@ -48,7 +50,8 @@ def github() -> Iterator[FakeGitHub]:
 
 class Run(Protocol):
     def __call__(self, body: str, *extra: str, installs: tuple[Path, ...] | None = None,
-                 event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult: ...
+                 event: str = "pull_request", payload: dict[str, Any] | None = None,
+                 live: str | None = None) -> CliResult: ...
 
 
 @pytest.fixture
@@ -56,16 +59,20 @@ def comment(cli: Cli, tmp_path: Path, write_event: EventWriter, github: FakeGitH
             config: Path) -> Run:
     """Resolve `body` (with the token: SHAs pinned), then run `comment` on its report and
     `installs` (default: one GPU job's report that installed every pinned commit); the API
-    log holds only the comment's requests."""
+    log holds only the comment's requests. `live`: the description when comment runs, when
+    it was edited after resolve read `body` (a re-run of failed jobs)."""
     env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN,
            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "radixark/miles",
            "GITHUB_RUN_ID": "42", "GITHUB_WORKFLOW": SUITE}
 
     def invoke(body: str, *extra: str, installs: tuple[Path, ...] | None = None,
-               event: str = "pull_request", payload: dict[str, Any] | None = None) -> CliResult:
+               event: str = "pull_request", payload: dict[str, Any] | None = None,
+               live: str | None = None) -> CliResult:
         path = write_event(body, number=7, repository="radixark/miles", head=MILES_HEAD)
         github.repository("radixark/miles").pulls[7]["body"] = body  # the live description
         report, resolved = resolve_report(cli, path, config, env, tmp_path)
+        if live is not None:
+            github.repository("radixark/miles").pulls[7]["body"] = live
         if installs is None:
             installs = (installed_everything(resolved, tmp_path),)
         if payload is not None:
@@ -114,6 +121,8 @@ def installed_everything(resolved: dict[str, Any], tmp_path: Path) -> Path:
     """The install report of a GPU job that installed every commit resolve pinned."""
     dependencies = {}
     for name, override in resolved["overrides"].items():
+        if name == RUN_KEY:  # the run that resolved, not a dependency
+            continue
         dependencies[name] = DependencyReport(name, override["source"], override["ref"],
                                               override["sha"], commit=override["sha"],
                                               state="installed")
@@ -144,7 +153,7 @@ def test_the_first_run_creates_one_comment_with_what_was_tested(
     assert result.code == 0, result.stderr
     # Written once: no read-back, no second write (each suite has a comment of its own).
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
-                          STATUS]
+                          READ, STATUS]
     [posted] = thread(github)
     assert posted["user"]["login"] == "github-actions[bot]"
     body = posted["body"]
@@ -174,7 +183,7 @@ def test_a_second_run_updates_the_comment_in_place(comment: Run, github: FakeGit
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
-                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}", STATUS]
+                          f"PATCH /repos/radixark/miles/issues/comments/{first['id']}", READ, STATUS]
     [updated] = thread(github)
     assert updated["id"] == first["id"]
     assert section_of(updated["body"]).tested["sglang"].sha == MOVED
@@ -225,7 +234,7 @@ def test_three_runs_leave_one_comment(comment: Run, github: FakeGitHub) -> None:
     assert actions == ["created", "updated", "unchanged"]
     [only] = thread(github)
     assert "sgl-project/sglang#101" in only["body"] and "#102" not in only["body"]
-    assert github.log == ["GET /repos/sgl-project/sglang/pulls/101", LIST, STATUS]  # no edit
+    assert github.log == ["GET /repos/sgl-project/sglang/pulls/101", LIST, READ, STATUS]  # no edit
 
 
 def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
@@ -236,7 +245,7 @@ def test_a_look_alike_by_another_user_is_left_alone_and_not_taken_for_ours(
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST, f"POST {COMMENTS}",
-                          STATUS]
+                          READ, STATUS]
     look_alike, ours = thread(github)
     assert (look_alike["id"], look_alike["body"]) == (mallory, forged)
     assert ours["user"]["login"] == "github-actions[bot]"
@@ -250,7 +259,7 @@ def test_a_deleted_comment_is_created_again(comment: Run, github: FakeGitHub) ->
     thread(github).clear()
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
-    assert github.log[-3:] == [LIST, f"POST {COMMENTS}", STATUS]
+    assert github.log[-4:] == [LIST, f"POST {COMMENTS}", READ, STATUS]
     assert len(thread(github)) == 1
 
 
@@ -259,7 +268,7 @@ def test_nothing_named_and_no_comment_writes_no_comment_and_a_success(
     """No comment to keep; the status lets a required `rocm-deps: <suite>` check pass."""
     result = comment("Just a refactor.")
     assert result.code == 0, result.stderr
-    assert github.log == [LIST, STATUS]
+    assert github.log == [LIST, READ, STATUS]
     assert thread(github) == []
     assert [(s["state"], s["description"], s.get("target_url")) for s in statuses(github)] == [
         ("success", "nothing named", None)]
@@ -283,7 +292,7 @@ def test_a_rate_limited_answer_is_retried(comment: Run, github: FakeGitHub) -> N
     result = comment("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102"] * 2 + [
-        LIST, f"POST {COMMENTS}", STATUS]
+        LIST, f"POST {COMMENTS}", READ, STATUS]
 
 
 HOSTILE = "<img src=x onerror=alert(1)> [click](https://evil.example) **bold** | `x`"
@@ -680,7 +689,8 @@ def test_a_hostile_raw_value_in_the_resolve_report_cannot_blind_the_guard(
     document = json.loads(report.read_text())
     document["overrides"]["sglang"]["raw"] = raw
     report.write_text(json.dumps(document))  # \ud800 is written as the escape it is in JSON
-    event = write_event("ci-sglang-pr: #102", number=7, repository="radixark/miles")
+    event = write_event("ci-sglang-pr: #102", number=7, repository="radixark/miles",
+                        head=MILES_HEAD)
     result = cli("comment", "--event-name", "pull_request", "--event-path", event,
                  "--config", str(config), "--report", str(report),
                  "--report", str(installed_everything(document, tmp_path)),
@@ -744,7 +754,7 @@ def test_a_suite_rerun_updates_only_its_own_comment(comment: Run, github: FakeGi
     assert comment("ci-sglang-pr: #102").code == 0
     rocm, cuda = thread(github)
     assert github.log == ["GET /repos/sgl-project/sglang/pulls/102", LIST,
-                          f"PATCH /repos/radixark/miles/issues/comments/{rocm['id']}", STATUS]
+                          f"PATCH /repos/radixark/miles/issues/comments/{rocm['id']}", READ, STATUS]
     assert section_of(rocm["body"], SUITE).tested["sglang"].sha == MOVED
     assert cuda == cuda_before
 

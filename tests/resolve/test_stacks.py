@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from rocm_deps.contract.overrides import RUN_KEY
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.manifest.test_comment import installed_everything
@@ -57,8 +58,10 @@ def resolve(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path
 
 
 def overrides(result: CliResult) -> dict[str, Any]:
+    """The dependencies of the report's overrides (its run record, `_run`, left out)."""
     assert result.code == 0, result.stderr
     document: dict[str, Any] = json.loads(result.stdout)["overrides"]
+    assert document.pop(RUN_KEY)["run_id"] == 77
     return document
 
 

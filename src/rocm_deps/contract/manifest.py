@@ -28,9 +28,9 @@ MANIFEST_VERSION = 2  # 2: sections by suite
 DATA_OPEN, DATA_CLOSE = "<!-- rocm-deps:data ", " -->"
 MAX_DATA = 64 * 1024  # a GitHub comment holds at most 65,536 characters
 MAX_TESTED = 100
-# What the author named (in this description, a dispatch input, or the description of a pull
-# request below in the stack), not a default.
-NAMED_SOURCES = ("body", "dispatch", "stack")
+# What an author named (in this description, a dispatch input, the description of a pull
+# request below in the stack or of one in the merge group), not a default.
+NAMED_SOURCES = ("body", "dispatch", "queue", "stack")
 MAX_SUITES = 20
 # A suite's name (by default its workflow's): shown in a code span and in an HTML comment,
 # so nothing that could end either, start Markdown or reach a shell.

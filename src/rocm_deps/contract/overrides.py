@@ -8,6 +8,8 @@ Pure: no I/O, no runner, no git.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,11 +26,18 @@ _PULL_REF = re.compile(r"refs/pull/([0-9]{1,9})/(?:head|merge)")
 # "image": nothing named the dependency, and install keeps (or returns) it at the image's copy;
 # never in an overrides document.
 # "stack": the description of a pull request below this one in its stack named it.
-Source = Literal["dispatch", "body", "stack", "lock", "default", "overrides", "image"]
+# "queue": on a merge group, the description of one of the group's pull requests named it.
+Source = Literal["dispatch", "body", "queue", "stack", "lock", "default", "overrides", "image"]
 SOURCES: tuple[Source, ...] = tuple(source for source in get_args(Source) if source != "image")
 # Precedence of docs/architecture.md, *Directives*, highest first; `named_by` is the highest source
-# in use.
-PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "stack", "lock", "default")
+# in use. ("queue" is the body of a merge group: its only source besides the lock and defaults.)
+PRECEDENCE: tuple[Source, ...] = ("dispatch", "body", "queue", "stack", "lock", "default")
+# The sources that say "another pull request's description named it": they carry `via`.
+VIA_SOURCES: tuple[Source, ...] = ("queue", "stack")
+# The member of an `overrides` document that records the run and attempt that pinned it
+# (`RunRecord`); no dependency can have the name (dependency names start with a letter).
+RUN_KEY = "_run"
+DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,8 @@ class Override:
     # base commit GitHub's merge commit (`sha`) was made of.
     head: str | None = None
     base: str | None = None
-    via: int | None = None  # source "stack": the pull request whose description named it
+    # source "stack" or "queue": the pull request whose description named it
+    via: int | None = None
 
     @property
     def merge(self) -> bool:
@@ -118,9 +128,9 @@ class Override:
             raise fail(f"a `ref` override names a branch or tag, never a pull request; got ref "
                        f"{ref!r} and pr {pr!r}")
         via = _optional_int(entry.get("via"), "via", fail)
-        if (via is None) != (source != "stack"):
+        if (via is None) != (source not in VIA_SOURCES):
             raise fail("`via` (the pull request whose description named it) goes with "
-                       "`source: stack`, and only with it")
+                       "`source: stack` or `source: queue`, and only with them")
         return cls(name=name, kind=kind, ref=ref, source=source, raw=raw, sha=sha,
                    line=_optional_int(entry.get("line"), "line", fail), pr=pr,
                    head=merge["head"], base=merge["base"], via=via)
@@ -134,13 +144,58 @@ def _optional_int(value: object, key: str, fail: Callable[[str], UsageError]) ->
     return value
 
 
-def overrides_to_json(overrides: Mapping[str, Override]) -> dict[str, Any]:
-    return {name: override.to_json() for name, override in overrides.items()}
+@dataclass(frozen=True)
+class RunRecord:
+    """Which run and attempt made an `overrides` document, and a digest of what it decided.
+    GitHub keeps the outputs of jobs a "re-run failed jobs" does not re-run: the GPU job of
+    attempt 2 then receives attempt 1's pins, and install must know (install/attempts.py)."""
+
+    run_id: int
+    attempt: int
+    digest: str  # `pins_digest` of what resolve decided: every ref and commit it pinned
+    api: bool  # resolve read the description, or pinned refs, through the API
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "attempt": self.attempt, "digest": self.digest,
+                "api": self.api}
+
+    @classmethod
+    def from_json(cls, entry: object, where: str) -> RunRecord:
+        run_id = entry.get("run_id") if isinstance(entry, Mapping) else None
+        attempt = entry.get("attempt") if isinstance(entry, Mapping) else None
+        digest = entry.get("digest") if isinstance(entry, Mapping) else None
+        api = entry.get("api") if isinstance(entry, Mapping) else None
+        if not (isinstance(entry, Mapping) and _positive(run_id) and _positive(attempt)
+                and isinstance(digest, str) and DIGEST.fullmatch(digest)
+                and isinstance(api, bool)):
+            raise UsageError(f"{where}: `{RUN_KEY}` must be an object with a positive `run_id` "
+                             f"and `attempt`, a 64-digit hex `digest` and a boolean `api`")
+        assert isinstance(run_id, int) and isinstance(attempt, int)
+        return cls(run_id, attempt, digest, api)
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
+
+
+def overrides_to_json(overrides: Mapping[str, Override],
+                      run: RunRecord | None = None) -> dict[str, Any]:
+    document = {name: override.to_json() for name, override in overrides.items()}
+    if run is not None:
+        document[RUN_KEY] = run.to_json()
+    return document
 
 
 def overrides_from_json(document: object, names: tuple[str, ...],
                         where: str) -> dict[str, Override]:
     """An `overrides` document, or a whole resolve report (its `overrides` member is used)."""
+    return pins_from_json(document, names, where)[0]
+
+
+def pins_from_json(document: object, names: tuple[str, ...],
+                   where: str) -> tuple[dict[str, Override], RunRecord | None]:
+    """An `overrides` document (or a whole resolve report): the overrides, and the record of
+    the run and attempt that wrote it (None in a document written outside a run)."""
     if isinstance(document, dict) and "version" in document and "overrides" in document:
         if document["version"] != REPORT_VERSION:
             raise UsageError(f"{where}: report version {document['version']!r} is not "
@@ -149,9 +204,24 @@ def overrides_from_json(document: object, names: tuple[str, ...],
     if not isinstance(document, dict):
         raise UsageError(f"{where}: expected a JSON object mapping dependency names to overrides")
     overrides = {}
+    run = RunRecord.from_json(document[RUN_KEY], where) if RUN_KEY in document else None
     for name, entry in document.items():
+        if name == RUN_KEY:
+            continue
         if name not in names:
             raise UsageError(f"{where}: `{name}` is not a configured dependency "
                              f"(configured: {', '.join(names)})")
         overrides[name] = Override.from_json(name, entry, where)
-    return overrides
+    return overrides, run
+
+
+def pins_digest(overrides: Mapping[str, Override]) -> str:
+    """What a resolve decided, as one digest: each dependency's ref and the commit it pinned
+    (a pull request's head, a merge's head and base). Two resolves that would have a job
+    test the same commits have the same digest; a description edited only in its prose
+    keeps it. (Values such as the image tag are not in it: install cannot see the image a
+    job runs in, and `--value` is the resolve step's alone.)"""
+    decided = {name: [override.kind, override.ref, override.sha, override.pr, override.head,
+                      override.base] for name, override in sorted(overrides.items())}
+    text = json.dumps(decided, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -10,8 +10,10 @@ from rocm_deps.contract.overrides import (
     PRECEDENCE,
     REPORT_VERSION,
     Override,
+    RunRecord,
     Source,
     overrides_to_json,
+    pins_digest,
 )
 from rocm_deps.grammar.parsed import Finding
 
@@ -49,6 +51,12 @@ class ResolveReport:
     body_origin: str = "none"
     # `Depends-On:` pull requests of this repository: merge-check waits for them
     prerequisites: list[str] = field(default_factory=list)
+    run: RunRecord | None = None  # the run and attempt that resolved, in a workflow run
+
+    @property
+    def digest(self) -> str:
+        """What this resolve decided, as `contract.overrides.pins_digest` sums it up."""
+        return pins_digest(self.overrides)
 
     @property
     def named_by(self) -> Source | Literal[""]:
@@ -74,7 +82,7 @@ class ResolveReport:
             "named_by": self.named_by,
             "body_read_from": self.body_origin,
             "prerequisites": self.prerequisites,
-            "overrides": overrides_to_json(self.overrides),
+            "overrides": overrides_to_json(self.overrides, self.run),
             "values": {name: value.to_json() for name, value in self.values.items()},
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],
             "errors": [finding.to_json() for finding in self.errors[:MAX_FINDINGS]],

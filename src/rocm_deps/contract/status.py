@@ -183,8 +183,9 @@ def judge(named: Sequence[Named], manifest: Manifest | None,
         else:
             tested_texts.append(f"{target} {'merged at' if pull.merged else 'at'} "
                                 f"{_short(tested_head)}")
-    problems += [f"{name} tested at {_short(entry.sha)}, no longer named"
-                 for name, entry in _dropped(named, manifest)]
+    problems += [f"{name} tested at {_short(entry.sha)}, "
+                 + ("a dispatch input the description does not name" if entry.source == "dispatch"
+                    else "no longer named") for name, entry in _dropped(named, manifest)]
     if problems:
         return Judgement("failure", fit("; ".join(problems)), tuple(moved))
     if not named:

@@ -8,6 +8,7 @@ from rocm_deps.contract.install import InstallReport
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.install import report as install_report
+from rocm_deps.install.attempts import check_attempt
 from rocm_deps.install.pipeline import Installer
 from rocm_deps.install.settings import InstallSettings
 from rocm_deps.messages import without_token
@@ -29,6 +30,8 @@ def run(settings: InstallSettings, runner: Runner) -> int:
         if resolved.errors:
             return EXIT_FAILURE
         overrides = resolved.overrides
+    else:  # the pins of an earlier attempt of this run must still be what is named
+        check_attempt(settings, runner)
     installer = Installer(settings, runner)
     report = InstallReport(settings.dry_run, settings.python)
     # Every configured dependency: what is named is installed; what is not is held to (or

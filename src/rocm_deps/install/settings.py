@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rocm_deps import edge
 from rocm_deps.config import Config
-from rocm_deps.contract.overrides import Override, overrides_from_json
+from rocm_deps.contract.overrides import Override, RunRecord, pins_from_json
 from rocm_deps.edge import Edge, Interpreter
 from rocm_deps.environment import absolute_search_path, child_environment
 from rocm_deps.errors import UsageError
@@ -56,6 +56,8 @@ class InstallSettings:
     output_format: OutputFormat = "text"
     # What every child process (git, pip, prepare) starts from: child_environment().
     environ: Mapping[str, str] = field(default_factory=dict)
+    # The run and attempt whose resolve wrote `overrides` (None: written outside a run).
+    pinned_by: RunRecord | None = None
 
     @property
     def config(self) -> Config:
@@ -71,15 +73,17 @@ def build(given: Given, at: Edge) -> InstallSettings:
             config.install, workspace_install=workspace_install)))
     workspace = edge.path(given.optional("workspace")) or Path(
         at.environ.get("GITHUB_WORKSPACE") or at.cwd)
+    overrides, pinned_by = _overrides(given, resolve.config)
     return InstallSettings(
-        resolve=resolve, overrides=_overrides(given, resolve.config),
+        resolve=resolve, overrides=overrides, pinned_by=pinned_by,
         workspace=workspace.resolve(),
         python=find_python(given.optional("python"), at.environ, at.interpreter),
         dry_run=bool(given.flag("dry-run")), output_format=edge.output_format(given),
         environ=child_environment(at.environ, edge.token_of(given, at.environ)))
 
 
-def _overrides(given: Given, config: Config) -> dict[str, Override] | None:
+def _overrides(given: Given, config: Config
+               ) -> tuple[dict[str, Override] | None, RunRecord | None]:
     text, file = given.optional("overrides"), given.optional("overrides-file")
     if text is not None and file is not None:
         raise UsageError("--overrides and --overrides-file name the same thing; give one")
@@ -88,13 +92,14 @@ def _overrides(given: Given, config: Config) -> dict[str, Override] | None:
     if file is not None:
         document = read_bounded(Path(file), OVERRIDES_LIMIT, "--overrides-file")
         return parse_overrides(document, config, f"--overrides-file {file}")
-    return None  # install resolves the event itself
+    return None, None  # install resolves the event itself
 
 
-def parse_overrides(text: str, config: Config, where: str) -> dict[str, Override]:
+def parse_overrides(text: str, config: Config,
+                    where: str) -> tuple[dict[str, Override], RunRecord | None]:
     if len(text) > OVERRIDES_LIMIT:
         raise UsageError(f"{where}: larger than {OVERRIDES_LIMIT // 1024} KiB")
-    return overrides_from_json(parse_json(text, where), config.names, where)
+    return pins_from_json(parse_json(text, where), config.names, where)
 
 
 def find_python(requested: str | None, environ: Mapping[str, str],

@@ -27,7 +27,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     action, ignored = written.action, written.ignored
     # Also when nothing is named: `success`, so that a required `rocm-deps: <suite>` check
     # does not wait forever on pull requests that name nothing.
-    status = set_status(api, tested, written, tested.head)
+    status = set_status(api, tested, written, tested.head, settings.config)
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",

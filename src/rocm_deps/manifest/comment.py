@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from rocm_deps.config import REPOSITORY, Config
 from rocm_deps.contract.manifest import (
     MARKER_PREFIX,
-    NAMED_SOURCES,
     RUN_URL,
     InstalledDependency,
     InstallResult,
@@ -34,13 +33,14 @@ from rocm_deps.contract.manifest import (
     read_manifest,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
-from rocm_deps.contract.status import Head, Named, context, judge, named_kind
+from rocm_deps.contract.status import Head, context, judge
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
-from rocm_deps.manifest.settings import CommentSettings
+from rocm_deps.manifest.settings import DISPATCH_HEAD, CommentSettings
+from rocm_deps.resolve.described import described_through_api
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -62,7 +62,7 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
     run = ManifestRun(repository, number, run_url, settings.suite or _triggering_suite(payload),
                       resolve_errors=errors,
                       install_labels=tuple(result.label for result in installs),
-                      head=_tested_head(settings, payload, api, repository, number))
+                      head=_tested_head(settings, payload, number))
     for name, override in overrides.items():
         dependency = config.dependency(name)
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
@@ -76,19 +76,27 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
     return run
 
 
-def _tested_head(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
-                 repository: str, number: int) -> str:
-    """The pull request commit the run tested, where its status goes: the triggering run's
-    (workflow_run), the event's head (a pull request event), else the head now."""
+def _tested_head(settings: CommentSettings, payload: Mapping[str, Any],
+                 number: int) -> str:
+    """The pull request commit the run tested, where its status goes: `--head-sha`, else the
+    triggering run's (workflow_run), the event's head (a pull request event) or a dispatch
+    re-test's `head_sha` input. Never the pull request's head now: a push while the suite ran
+    must get nothing green for commits it did not test."""
+    if settings.head_sha is not None:
+        return settings.head_sha
     context = event_context(settings.event_name, payload)
     pull = payload.get("pull_request")
     head = pull.get("head") if isinstance(pull, Mapping) else None
     sha = (context.run.sha if context.run is not None else
            head.get("sha") if isinstance(head, Mapping) and context.pr_number == number
-           else None)
+           else context.dispatch_inputs.get(DISPATCH_HEAD))
     if isinstance(sha, str) and FULL_SHA_ANY_CASE.fullmatch(sha):
         return sha.lower()
-    return _pull(api, repository, number).head_sha
+    raise UsageError(f"this `{settings.event_name or 'unknown'}` event does not say which "
+                     f"commit of pull request #{number} the run tested (a workflow_dispatch "
+                     f"re-test carries it as the `{DISPATCH_HEAD}` input): give it as input "
+                     f"`head-sha` (--head-sha). The pull request's head now may be a commit the "
+                     f"run never saw")
 
 
 def _triggering_suite(payload: Mapping[str, Any]) -> str:
@@ -301,20 +309,22 @@ def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
                          f"example)", title="rocm-deps: comment") from None
 
 
-def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) -> CommitStatus:
-    """The suite's commit status on the pull request's commit the run tested, `head`: a
-    fresh run shows at once whether what it tested is what the description names (and with
-    nothing named, `success`)."""
+def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str,
+               config: Config) -> CommitStatus:
+    """The suite's commit status on the pull request's commit the run tested, `head`: what
+    the run tested (its manifest) judged against what the description names *now* (read
+    again: a re-run of failed jobs or a dispatch re-test hands this step an earlier report),
+    so a fresh run shows at once whether it tested what is named (nothing named: `success`)."""
 
-    heads = {(row.repository.lower(), row.override.pr): Head(
+    pull = _pull(api, run.repository, run.number)
+    now = described_through_api(api, run.repository, pull, config)
+    known = {(row.repository.lower(), row.override.pr): Head(
         row.pull_head, row.pull_state == "merged") for row in run.rows
         if row.override.pr is not None and row.pull_head is not None}
-    # What the author named: a default branch or the lock file's commit is not a directive.
-    named = [Named(row.name, row.repository, named_kind(row.override.pr, row.override.kind),
-                   row.override.raw, row.override.pr, row.override.sha, row.override.merge)
-             for row in run.rows if row.override.source in NAMED_SOURCES]
-    errors = ["see the suite's resolve step"] * run.resolve_errors
-    judgement = judge(named, run.manifest, heads, errors, head)
+    heads = {key: known.get(key) or _head(api, key) for key in
+             {(item.repository.lower(), item.pr) for item in now.named if item.pr is not None}}
+    errors = [*now.errors, *["see the suite's resolve step"] * run.resolve_errors]
+    judgement = judge(now.named, run.manifest, heads, errors, head)
     status = CommitStatus(context(run.suite), judgement.state, judgement.description,
                           written.url)
     try:
@@ -324,3 +334,9 @@ def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str) ->
                          f"commit status on {head[:12]}: {error}. The token needs `statuses: "
                          f"write`", title="rocm-deps: comment") from None
     return status
+
+
+def _head(api: GitHubApi, key: tuple[str, int]) -> Head:
+    """A dependency pull request the description names now, as it is now."""
+    pull = _pull(api, *key)
+    return Head(pull.head_sha, pull.merged)

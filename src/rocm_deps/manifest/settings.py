@@ -11,6 +11,7 @@ from rocm_deps.config import Config
 from rocm_deps.contract.manifest import RUN_URL, checked_suite
 from rocm_deps.edge import ApiSettings, Edge
 from rocm_deps.errors import UsageError
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.options import (
     BOT_LOGIN,
     DEFAULT_BOT,
@@ -21,6 +22,9 @@ from rocm_deps.options import (
     Option,
     OutputFormat,
 )
+
+# The dispatch input a re-test (Miles' `/rerun-test`) carries the commit it tests in.
+DISPATCH_HEAD = "head_sha"
 
 OPTIONS = (
     *TOOL, *EVENT, BOT_LOGIN,
@@ -33,6 +37,9 @@ OPTIONS = (
     Option("run-url", "the run the comment links to (default: the triggering run under "
            "workflow_run, else this one)", "URL", pattern=RUN_URL.pattern,
            expected="an http(s) URL of letters, digits and `/._~%:-`"),
+    Option("head-sha", "the pull request commit this run tested, where the status goes "
+           "(default: the event's head; a workflow_dispatch re-test's `head_sha` input)", "SHA",
+           pattern=FULL_SHA_ANY_CASE.pattern, expected="a full commit SHA (40 or 64 hex digits)"),
     Option("suite", "this suite's name, which names its own manifest comment (default: the "
            "workflow's name; under workflow_run the triggering workflow's)", "NAME",
            repeatable=True),
@@ -61,6 +68,7 @@ class CommentSettings:
     # This suite's section of the manifest; None: under workflow_run, the name of the
     # triggering workflow (read with the payload).
     suite: str | None = None
+    head_sha: str | None = None  # --head-sha: the commit the run tested
 
 
 def build(given: Given, at: Edge) -> CommentSettings:
@@ -79,7 +87,8 @@ def build(given: Given, at: Edge) -> CommentSettings:
         event_path=event_path, api=edge.api_settings(given, at.environ),
         pr=int(pr) if pr is not None else None, run_url=run_url,
         bot_login=given.text("bot-login"), output_format=edge.output_format(given),
-        suite=_suite(given, at.environ, event_name))
+        suite=_suite(given, at.environ, event_name),
+        head_sha=(given.optional("head-sha") or "").lower() or None)
 
 
 def _suite(given: Given, environ: Mapping[str, str], event_name: str) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import Config, DependencyConfig, ValueConfig
-from rocm_deps.contract.overrides import Override, Source
+from rocm_deps.contract.overrides import Override, RunRecord, Source
 from rocm_deps.contract.resolve import ResolvedValue, ResolveReport
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
@@ -87,6 +87,11 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         if override.kind == "short-commit" and override.sha is None:
             report.errors.append(Finding("error", _short_sha_message(override), override.line or 0,
                                          title=f"rocm-deps: {override.name}"))
+    if settings.run.run_id is not None and settings.run.attempt is not None:
+        # A later attempt's install checks that these pins are still what is named
+        # (install/attempts.py): GitHub hands them to the jobs it re-runs alone.
+        report.run = RunRecord(settings.run.run_id, settings.run.attempt, report.digest,
+                               settings.api.token is not None)
     return report
 
 

@@ -9,7 +9,7 @@ from typing import cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
-from rocm_deps.edge import ApiSettings, Edge
+from rocm_deps.edge import ApiSettings, Edge, RunIdentity
 from rocm_deps.errors import UsageError
 from rocm_deps.messages import did_you_mean
 from rocm_deps.options import (
@@ -57,6 +57,7 @@ class ResolveSettings:
     trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
     output_format: OutputFormat = "text"
     values: Mapping[str, str] = field(default_factory=dict)  # --value: above everything
+    run: RunIdentity = field(default_factory=RunIdentity)  # recorded in the overrides
 
 
 def build(given: Given, at: Edge) -> ResolveSettings:
@@ -70,7 +71,8 @@ def build(given: Given, at: Edge) -> ResolveSettings:
         body_file=body_file, api=edge.api_settings(given, environ),
         body_source=cast(BodySource, given.text("body-source")),
         trusted_associations=edge.associations(given), output_format=edge.output_format(given),
-        values=_explicit_values(given, config) if "value" in given.options else {})
+        values=_explicit_values(given, config) if "value" in given.options else {},
+        run=RunIdentity.of(environ))
 
 
 def _explicit_values(given: Given, config: Config) -> dict[str, str]:
