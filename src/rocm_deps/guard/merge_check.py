@@ -13,7 +13,6 @@ group's commits name the others) and their current bodies are read through the A
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,25 +24,15 @@ from rocm_deps.github.answers import ApiError, PullInfo
 from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
 from rocm_deps.grammar.parsed import Directive, Finding, Prerequisite, code_findings
-from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
 from rocm_deps.guard.settings import MergeCheckSettings, Policy
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
+from rocm_deps.resolve.queue import UNSEEN_FIX, Group, read_group, unidentified
 from rocm_deps.resolve.stack import StackError, read_through_api
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
-
-# gh-readonly-queue/<base>/pr-<number>-<sha>: the queue branch of the group's last PR.
-QUEUE_REF = re.compile(r"(?:refs/heads/)?gh-readonly-queue/.+/pr-(?P<number>[0-9]{1,9})-[0-9a-f]+")
-# How GitHub writes the pull request a queue commit merges into its title: a merge commit,
-# or a squash commit's suffix. Only the queue branch's first parents are read this way: the
-# merged branches' own commits may carry any title (a cherry-picked `Revert x (#50)`).
-MERGED_PR = re.compile(r"Merge pull request #(?P<merge>[0-9]{1,9}) from \S+|"
-                       r".*\(#(?P<squash>[0-9]{1,9})\)")
-MAX_GROUP = 100  # a merge group holds at most 100 pull requests (GitHub's limit)
-
 
 def check(settings: MergeCheckSettings) -> MergeCheckReport:
     report = MergeCheckReport(settings.policy)
@@ -177,24 +166,20 @@ def _bodies(settings: MergeCheckSettings, payload: Mapping[str, Any], api: GitHu
                                      "pull requests through the API", "pull-requests: read",
                                      settings.api.empty_variable))
     repository = _repository(payload)
-    group = payload.get("merge_group")
-    group = group if isinstance(group, Mapping) else {}
-    numbers, unseen = _group_pulls(api, repository, group)
-    if not numbers:
+    group = read_group(api, repository, payload)
+    if not group.numbers:
         raise FatalError("the `merge_group` payload names no pull request (its head_ref is not "
                          "a gh-readonly-queue/<base>/pr-<number>-<sha> branch)")
-    if unseen:
-        _cannot_see(settings, report, unseen, numbers[-1])
-    pulls = [_pull(api, repository, number) for number in numbers]
+    if group.unseen:
+        _cannot_see(settings, report, group)
+    pulls = [_pull(api, repository, number) for number in group.numbers]
     return [(pull.number, pull.body, pull.head_sha, pull) for pull in pulls]
 
 
-def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str,
-                last: int) -> None:
+def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, group: Group) -> None:
     """The group holds pull requests merge-check cannot name: under a policy that blocks,
     fail closed; one of them could name an open dependency pull request."""
-    message = (f"the merge group's pull requests cannot all be identified: {why}. Only "
-               f"#{last} (the queue branch's) is checked")
+    message = unidentified(group)
     if settings.policy == "warn" and not settings.require_tested:
         report.notices.append(message)
         return
@@ -202,9 +187,7 @@ def _cannot_see(settings: MergeCheckSettings, report: MergeCheckReport, why: str
         "error", f"{message}, so merge-check fails closed under `{settings.policy}`"
                  f"{' with --require-tested' if settings.require_tested else ''}: a pull "
                  f"request it cannot see could name a dependency pull request that is still "
-                 f"open or untested. Use the merge or squash method for the merge queue (their "
-                 f"commits name the pull request they merge) and at most {MAX_GROUP} pull "
-                 f"requests a group"
+                 f"open or untested. {UNSEEN_FIX}"
                  f"{'' if settings.require_tested else ', or `policy: warn` to annotate only'}",
         title="rocm-deps: merge group not identified"))
 
@@ -215,57 +198,6 @@ def _repository(payload: Mapping[str, Any]) -> str:
     if not isinstance(name, str) or not REPOSITORY.fullmatch(name):
         raise FatalError("the event payload has no valid repository.full_name")
     return name
-
-
-def _group_pulls(api: GitHubApi, repository: str,
-                 group: Mapping[str, Any]) -> tuple[list[int], str | None]:
-    """The group's pull requests, oldest first, and why some may be missing (None when all
-    are named). The queue branch's first parents from head back to base are the commits
-    that merge them: each must name its pull request the way GitHub's merge and squash
-    commits do, and the newest one the queue branch's."""
-
-    head_ref = group.get("head_ref")
-    match = QUEUE_REF.fullmatch(head_ref) if isinstance(head_ref, str) else None
-    if match is None:
-        return [], None
-    last = int(match.group("number"))
-    base, head = group.get("base_sha"), group.get("head_sha")
-    if not (isinstance(base, str) and isinstance(head, str) and all(
-            FULL_SHA_ANY_CASE.fullmatch(sha) for sha in (base, head))):
-        return [last], "the event payload gives no base and head commits of the group"
-    try:
-        comparison = api.comparison(repository, base.lower(), head.lower())
-    except ApiError as error:
-        raise FatalError(f"could not list the merge group's commits: {error}") from None
-    if comparison.total > len(comparison.commits):
-        return [last], (f"the group has {comparison.total} commits and the API lists the first "
-                        f"{len(comparison.commits)}")
-    by_sha = {commit.sha: commit for commit in comparison.commits}
-    numbers: list[int] = []
-    unnamed, current = 0, by_sha.get(head.lower())
-    while current is not None:
-        # The whole title: a squash of a PR titled "Merge pull request #7 from x/y" is #41's.
-        found = MERGED_PR.fullmatch(current.message.split("\n", 1)[0])
-        if found is None:
-            unnamed += 1
-        else:
-            numbers.insert(0, int(found.group("merge") or found.group("squash")))
-        current = by_sha.get(current.parents[0]) if current.parents else None
-    if unnamed:
-        return [last], (f"{unnamed} of the commits that merge it name no pull request (a "
-                        f"rebase merge writes the pull requests' own commits)")
-    if not numbers or numbers[-1] != last:
-        return [last], (f"its newest commit does not name #{last}, the pull request of its "
-                        f"queue branch")
-    if len(set(numbers)) > MAX_GROUP:
-        return [last], f"it names more than {MAX_GROUP} pull requests"
-    return [*_unique(numbers, last), last], None
-
-
-def _unique(numbers: list[int], last: int) -> list[int]:
-    """The numbers in order, each once, without `last`."""
-    return [number for index, number in enumerate(numbers)
-            if number != last and number not in numbers[:index]]
 
 
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,

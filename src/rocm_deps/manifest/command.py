@@ -7,7 +7,7 @@ from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.manifest import text as manifest_report
-from rocm_deps.manifest.comment import collect, set_status, upsert
+from rocm_deps.manifest.comment import Written, collect, named_now_of, set_status, upsert
 from rocm_deps.manifest.settings import CommentSettings
 from rocm_deps.messages import needs_token
 from rocm_deps.reports.output import publish
@@ -22,12 +22,17 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     from rocm_deps.github.api import GitHubApi
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
-    tested = collect(settings, api)
-    written = upsert(api, tested, manifest_report.comment_body(tested), settings.bot_login)
+    tested, queued = collect(settings, api)
+    body = manifest_report.comment_body(tested)
+    # A merge group's run is no pull request's: its status goes on the group's commit, where
+    # the queue's required check looks, and no manifest comment is written.
+    written = (upsert(api, tested, body, settings.bot_login) if queued is None
+               else Written("not needed", body, []))
     action, ignored = written.action, written.ignored
     # Also when nothing is named: `success`, so that a required `rocm-deps: <suite>` check
     # does not wait forever on pull requests that name nothing.
-    status = set_status(api, tested, written, tested.head, settings.config)
+    named, errors = named_now_of(api, tested, settings.config, queued)
+    status = set_status(api, tested, written.url, named, errors)
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",

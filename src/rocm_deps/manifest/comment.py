@@ -33,7 +33,7 @@ from rocm_deps.contract.manifest import (
     read_manifest,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
-from rocm_deps.contract.status import Head, context, judge
+from rocm_deps.contract.status import Head, Named, context, judge, named_now
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
 from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo
@@ -41,6 +41,7 @@ from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.manifest.settings import DISPATCH_HEAD, CommentSettings
 from rocm_deps.resolve.described import described_through_api
+from rocm_deps.resolve.queue import Queued, read_queued
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -48,8 +49,10 @@ if TYPE_CHECKING:
 Upsert = Literal["created", "updated", "unchanged", "not needed"]
 
 
-def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
-    """The run's reports and the live state of every dependency pull request they name."""
+def collect(settings: CommentSettings, api: GitHubApi) -> tuple[ManifestRun, Queued | None]:
+    """The run's reports and the live state of every dependency pull request they name; on a
+    merge group, also what the group's pull requests name (the run is the group's: its
+    status goes on the group's commit, and no pull request gets its manifest comment)."""
     config = settings.config
     overrides, errors, installs = read_reports(settings.reports, config)
     payload = read_event(settings.event_path)
@@ -57,12 +60,19 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
     if repository is None or not REPOSITORY.fullmatch(repository):
         raise UsageError("the event payload names no repository (repository.full_name): "
                          "comment runs on the event of a workflow run")
-    number = _pull_request(settings, payload, api, repository)
+    queued = (read_queued(api, repository, payload, config)
+              if settings.event_name == "merge_group" else None)
+    number = queued.group.numbers[-1] if queued else _pull_request(settings, payload, api,
+                                                                    repository)
+    head = (settings.head_sha or queued.group.head_sha) if queued else None
+    if queued is not None and head is None:
+        raise UsageError("the `merge_group` payload gives no merge_group.head_sha: give the "
+                         "group's commit as input `head-sha`")
     run_url = settings.run_url or _triggering_run(payload)
     run = ManifestRun(repository, number, run_url, settings.suite or _triggering_suite(payload),
                       resolve_errors=errors,
                       install_labels=tuple(result.label for result in installs),
-                      head=_tested_head(settings, payload, number))
+                      head=head or _tested_head(settings, payload, number))
     for name, override in overrides.items():
         dependency = config.dependency(name)
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
@@ -73,7 +83,7 @@ def collect(settings: CommentSettings, api: GitHubApi) -> ManifestRun:
             name, override, dependency.repository, tested, reported,
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
-    return run
+    return run, queued
 
 
 def _tested_head(settings: CommentSettings, payload: Mapping[str, Any],
@@ -309,30 +319,52 @@ def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
                          f"example)", title="rocm-deps: comment") from None
 
 
-def set_status(api: GitHubApi, run: ManifestRun, written: Written, head: str,
-               config: Config) -> CommitStatus:
-    """The suite's commit status on the pull request's commit the run tested, `head`: what
-    the run tested (its manifest) judged against what the description names *now* (read
-    again: a re-run of failed jobs or a dispatch re-test hands this step an earlier report),
-    so a fresh run shows at once whether it tested what is named (nothing named: `success`)."""
+def named_now_of(api: GitHubApi, run: ManifestRun, config: Config,
+                 queued: Queued | None) -> tuple[list[Named], list[str]]:
+    """What is named now, and the errors of its description(s): the pull request's live
+    description with its stack (a re-run of failed jobs or a dispatch re-test hands this step
+    an earlier report), or what the merge group's pull requests name together."""
+    if queued is None:
+        now = described_through_api(api, run.repository, _pull(api, run.repository, run.number),
+                                    config)
+        return now.named, now.errors
 
-    pull = _pull(api, run.repository, run.number)
-    now = described_through_api(api, run.repository, pull, config)
+    def expand(repository: str, abbreviation: str) -> str:
+        try:
+            return api.commit(repository, abbreviation)
+        except ApiError as error:
+            raise ValueError(str(error)) from None
+
+    named, unexpanded = named_now((item.directive for item in queued.directives.values()),
+                                  config, expand)
+    return named, [*(finding.message for finding in queued.findings
+                     if finding.level == "error"), *unexpanded]
+
+
+def set_status(api: GitHubApi, run: ManifestRun, url: str, named: list[Named],
+               errors: list[str]) -> CommitStatus:
+    """The suite's commit status on the commit the run tested (`run.head`: the pull
+    request's, or the merge group's): what the run tested (its manifest) judged against
+    what is `named` now, so a fresh run shows at once whether it tested what is named
+    (nothing named: `success`)."""
+
     known = {(row.repository.lower(), row.override.pr): Head(
         row.pull_head, row.pull_state == "merged") for row in run.rows
         if row.override.pr is not None and row.pull_head is not None}
     heads = {key: known.get(key) or _head(api, key) for key in
-             {(item.repository.lower(), item.pr) for item in now.named if item.pr is not None}}
-    errors = [*now.errors, *["see the suite's resolve step"] * run.resolve_errors]
-    judgement = judge(now.named, run.manifest, heads, errors, head)
-    status = CommitStatus(context(run.suite), judgement.state, judgement.description,
-                          written.url)
+             {(item.repository.lower(), item.pr) for item in named if item.pr is not None}}
+    judgement = judge(named, run.manifest, heads,
+                      [*errors, *["see the suite's resolve step"] * run.resolve_errors],
+                      run.head)
+    status = CommitStatus(context(run.suite), judgement.state, judgement.description, url)
+    head = run.head
     try:
         api.create_status(run.repository, head, status)
     except ApiError as error:
-        raise FatalError(f"the manifest comment is written, but not the `{status.context}` "
-                         f"commit status on {head[:12]}: {error}. The token needs `statuses: "
-                         f"write`", title="rocm-deps: comment") from None
+        written = "the manifest comment is written, but not" if url else "could not set"
+        raise FatalError(f"{written} the `{status.context}` commit status on {head[:12]}: "
+                         f"{error}. The token needs `statuses: write`",
+                         title="rocm-deps: comment") from None
     return status
 
 

@@ -26,6 +26,7 @@ from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.resolve.merge import merge_of_pull
+from rocm_deps.resolve.queue import Queued, read_queued
 from rocm_deps.resolve.settings import ResolveSettings
 from rocm_deps.resolve.stack import Inherited, StackError, read_through_api, unread_stack
 
@@ -45,7 +46,9 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     context = event_context(settings.event_name, payload)
     report = ResolveReport()
     context, body, pull = _body(settings, context, report)
-    if (body is None and context.pr_number is None and not settings.inputs
+    queued = (_queued(settings, context, payload, report)
+              if settings.event_name == "merge_group" and settings.body_file is None else None)
+    if (body is None and context.pr_number is None and not settings.inputs and queued is None
             and settings.event_name != "workflow_dispatch"):
         report.notices.append(_no_body_hint(settings))
     parsed = parse_body(body, config.dependencies, config.values, context.repository)
@@ -53,13 +56,19 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
         report.add(finding)
     trusted = _trusted(settings, context, parsed, report)
     directives = parsed.directives if trusted else {}
-    report.prerequisites = [f"#{item.number}" if item.repository is None
-                            else f"{item.repository}#{item.number}"
-                            for item in parsed.prerequisites]
-    stacked = _stacked(settings, context, payload, pull, report) if trusted else {}
+    prerequisites = [*parsed.prerequisites, *(queued.prerequisites if queued else ())]
+    report.prerequisites = list(dict.fromkeys(
+        f"#{item.number}" if item.repository is None else f"{item.repository}#{item.number}"
+        for item in prerequisites))
+    # What another description names: the pull requests below in the stack, or (on a merge
+    # group) the group's pull requests.
+    source: Source = "queue" if queued is not None else "stack"
+    inherited = (queued.directives if queued is not None else
+                 _stacked(settings, context, payload, pull, report) if trusted else {})
     dispatch = {**context.dispatch_inputs, **settings.inputs}
     _unread_inputs(dispatch, config, report)
-    _choose_values(settings, dispatch, parsed.values if trusted else {}, report)
+    _choose_values(settings, dispatch, queued.values if queued is not None else
+                   parsed.values if trusted else {}, report)
     # What names each dependency or value besides a code line: a body line, a dispatch
     # input, --value. The lock file and defaults do not: they are not the author's words.
     keyed: list[DependencyConfig | ValueConfig] = [*config.dependencies, *config.values]
@@ -70,7 +79,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     lock_read = _author_trusted(settings, context) or config.lock_file is None
     lock = _read_lock(config) if lock_read else _no_lock(config, report)
     for dependency in config.dependencies:
-        override = _choose(dependency, dispatch, directives, lock, report, lock_read, stacked)
+        override = _choose(dependency, dispatch, directives, lock, report, lock_read, inherited,
+                           source)
         if override is not None:
             report.overrides[dependency.name] = override
     if settings.api.token and not report.errors:
@@ -143,6 +153,27 @@ def _body(settings: ResolveSettings, context: EventContext,
     if context.pr_number is not None:
         report.body_origin = f"pull request #{context.pr_number} (event payload)"
     return context, context.body, None
+
+
+def _queued(settings: ResolveSettings, context: EventContext, payload: Mapping[str, Any],
+            report: ResolveReport) -> Queued:
+    """On a merge group: what the group's pull requests name (the payload carries no
+    description, and a run that names nothing would test the baseline)."""
+    if not settings.api.token:
+        raise FatalError(needs_token(
+            "on a `merge_group` event the payload carries no description: the descriptions "
+            "of the group's pull requests are read through the API", "pull-requests: read",
+            settings.api.empty_variable), title="rocm-deps: merge group")
+    if context.repository is None:
+        raise FatalError("the `merge_group` payload names no repository (repository.full_name)")
+    queued = read_queued(_api(settings), context.repository, payload, settings.config)
+    for finding in queued.findings:
+        report.add(finding)
+    report.body_origin = queued.origin
+    for name, item in queued.directives.items():
+        report.notices.append(f"{name}: `{item.directive.key}: {item.directive.raw}` from "
+                              f"#{item.via} (in the merge group)")
+    return queued
 
 
 def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[str, Any],
@@ -318,9 +349,11 @@ def _read_lock(config: Config) -> Mapping[str, Any]:
 def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
             directives: Mapping[str, Directive], lock: Mapping[str, Any],
             report: ResolveReport, lock_read: bool = True,
-            stacked: Mapping[str, Inherited] | None = None) -> Override | None:
+            inherited: Mapping[str, Inherited] | None = None,
+            inherited_source: Source = "stack") -> Override | None:
     """Precedence, per dependency: dispatch input > body directive > a directive inherited
-    from the stack > lock file > default.
+    from the stack (or, on a merge group, named by one of its pull requests) > lock file >
+    default.
     When the lock file could not be read (`lock_read` False), the default is not a stand-in
     for what it would have pinned."""
     raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
@@ -335,9 +368,9 @@ def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
                            f"input `{dependency.dispatch_input}`", report)
     if directive is not None:
         return _override(dependency, directive.spec, "body", directive.raw, directive.line)
-    below = (stacked or {}).get(dependency.name)
+    below = (inherited or {}).get(dependency.name)
     if below is not None:
-        return dataclasses.replace(_override(dependency, below.directive.spec, "stack",
+        return dataclasses.replace(_override(dependency, below.directive.spec, inherited_source,
                                              below.directive.raw, below.directive.line),
                                    via=below.via)
     lock_key = f"{dependency.name}_commit"
