@@ -3,18 +3,23 @@ a local stand-in of the GitHub API on 127.0.0.1 (the one the tests use).
 
 The repository has `--pulls` open pull requests (default 1,000); `--naming` of them (50) name
 a dependency pull request, `--dependencies` distinct ones (20) between them; all but a fifth
-of the naming ones were tested (a manifest comment, and the status `comment` set). Sweeps, as
-whole processes, each with the requests the server answered:
+of the naming ones were tested (a manifest comment, and the status `comment` set), and every
+naming one carries the merge guard's status (merge-check wrote it). Besides them, as real
+repositories have: `--stacked` (5) pull requests that name nothing, each based on a naming
+one's branch (a stack), and `--waiting` (5) that name nothing but `Depends-On:` an open one,
+half of them with the guard's status. Sweeps, as whole processes, each with the requests the
+server answered:
 
   first     the first sweep: the untested ones get `pending`
   steady    nothing changed since (the common case): no write
   moved     after two dependency pull requests moved: their dependents turn `failure`
+  merged    after one dependency pull request merged: its dependents' guard turns `success`
   empty     baseline, the same process on a repository with no open pull request
 
 `steady` and `empty` alternate for `--runs` rounds; medians, and steady's ratio to empty.
 
 Usage: python benchmarks/sweep_bench.py [--pulls 1000] [--naming 50] [--dependencies 20]
-           [--runs 5]
+           [--stacked 5] [--waiting 5] [--runs 5]
 """
 
 from __future__ import annotations
@@ -45,20 +50,43 @@ TOKEN = "ghp_" + "b" * 36
 SUITE = "ROCm suite"
 
 
-def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int) -> None:
+GUARD = "rocm-deps: merge guard"
+
+
+def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int, stacked: int,
+             waiting: int) -> None:
     sglang = github.repository("sgl-project/sglang")
     for number in range(1, dependencies + 1):
         sglang.add_pull(1000 + number, f"{number:040x}")
     miles = github.repository("radixark/miles")
     step = pulls // naming
+    naming_numbers = [number for number in range(1, pulls + 1)
+                      if not number % step and number // step <= naming]
+    quiet = [number for number in range(1, pulls + 1) if number not in naming_numbers]
+    stacks = dict(zip(quiet[:stacked], naming_numbers, strict=False))
+    waits = dict(zip(quiet[stacked:stacked + waiting], naming_numbers, strict=False))
     for number in range(1, pulls + 1):
         head = f"{0xF00000 + number:040x}"
-        if number % step or number // step > naming:
+        if number in stacks:  # on a naming pull request's branch, naming nothing itself
+            miles.add_pull(number, head, body=f"Change {number}: the next step.\n",
+                           base=f"feature-{stacks[number]}")
+            continue
+        if number in waits:
+            miles.add_pull(number, head, body=f"Change {number}.\n\nDepends-On: "
+                                              f"#{waits[number]}\n")
+            if len(waits) and list(waits).index(number) % 2 == 0:
+                miles.statuses[head] = [{"context": GUARD, "state": "failure",
+                                         "description": f"waits for #{waits[number]} (open)"}]
+            continue
+        if number not in naming_numbers:
             miles.add_pull(number, head, body=f"Change {number}.\n\nA refactor; no pins.\n")
             continue
         index = number // step
         dependency = 1000 + 1 + index % dependencies
         miles.add_pull(number, head, body=f"Change {number}.\n\nci-sglang-pr: #{dependency}\n")
+        guard = {"context": GUARD, "state": "failure",
+                 "description": f"waits for sglang#{dependency} (open)"}
+        miles.statuses[head] = [guard]
         if index % 5 == 0:
             continue  # not tested yet
         tested = sglang.pulls[dependency]["head"]["sha"]
@@ -72,7 +100,7 @@ def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int) -> 
             "context": context(SUITE), "state": "success",
             "description": f"tested sglang#{dependency} at {tested[:7]}",
             "target_url": f"https://github.com/radixark/miles/pull/{number}#issuecomment-"
-                          f"{identifier}"}]
+                          f"{identifier}"}, guard]
 
 
 def sweep(github: FakeGitHub, repository: str, workdir: str) -> tuple[float, int, int]:
@@ -102,10 +130,13 @@ def main() -> int:
     parser.add_argument("--pulls", type=int, default=1000)
     parser.add_argument("--naming", type=int, default=50)
     parser.add_argument("--dependencies", type=int, default=20)
+    parser.add_argument("--stacked", type=int, default=5)
+    parser.add_argument("--waiting", type=int, default=5)
     parser.add_argument("--runs", type=int, default=5)
     arguments = parser.parse_args()
     with FakeGitHub() as github, tempfile.TemporaryDirectory() as workdir:
-        populate(github, arguments.pulls, arguments.naming, arguments.dependencies)
+        populate(github, arguments.pulls, arguments.naming, arguments.dependencies,
+                 arguments.stacked, arguments.waiting)
         github.repository("radixark/empty")
         rows = {"first": sweep(github, "radixark/miles", workdir)}
         times: dict[str, list[float]] = {"steady": [], "empty": []}
@@ -118,10 +149,15 @@ def main() -> int:
         for number in (1001, 1002):
             sglang.move(number, f"{number:040x}".replace("0", "e", 1))
         rows["moved"] = sweep(github, "radixark/miles", workdir)
+        sglang.pulls[1003].update(state="closed", merged=True,
+                                  merged_at="2026-12-03T10:00:00Z")
+        rows["merged"] = sweep(github, "radixark/miles", workdir)
     print(f"{arguments.pulls} open pull requests, {arguments.naming} naming one of "
-          f"{arguments.dependencies} dependency pull requests; {arguments.runs} runs")
+          f"{arguments.dependencies} dependency pull requests (each with a guard status), "
+          f"{arguments.stacked} stacked on them, {arguments.waiting} waiting for one; "
+          f"{arguments.runs} runs")
     print("| sweep | seconds | requests | writes |\n|---|---|---|---|")
-    for name in ("first", "steady", "moved", "empty"):
+    for name in ("first", "steady", "moved", "merged", "empty"):
         seconds, requests, writes = rows[name]
         print(f"| {name} | {seconds:.2f} | {requests} | {writes} |")
     print(f"steady / empty (medians): "

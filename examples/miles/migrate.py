@@ -244,8 +244,9 @@ PINS_STEP = """- name: Read the pull request's dependency pins (rocm-deps)
   with:
     command: resolve
     profile: cuda
-    # The handler decides who may: a same-repository head and the commenter's write
-    # permission (private org members show as CONTRIBUTOR here).
+    # The handler decides who may: a commenter of the prior-contributor tier (its
+    # author_association, no permission lookup), a listed user id, or live write; fork
+    # heads included, re-verified against their one open pull request.
     trusted-associations: """ + ",".join((
     "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER",
     "NONE"))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from rocm_deps.config import Config, load_config
+from rocm_deps.config import REPOSITORY, Config, load_config
 from rocm_deps.config.profiles import Profile
 from rocm_deps.contract.manifest import checked_suite
 from rocm_deps.environment import absolute_search_path, child_environment
@@ -138,6 +138,18 @@ def event(given: Given, environ: Mapping[str, str],
         raise UsageError(f"--event-name {event_name} needs --event-path (or GITHUB_EVENT_PATH) "
                          f"with the event's payload; to lint a PR description, use --body-file")
     return event_name, event_path
+
+
+def repository(given: Given, environ: Mapping[str, str]) -> str | None:
+    """`--repository`, else $GITHUB_REPOSITORY: the repository a description belongs to when
+    no event says (`--body-file`), so a `Depends-On:` is judged locally as CI judges it."""
+    name = given.text("repository") or environ.get("GITHUB_REPOSITORY", "")
+    if not name:
+        return None
+    if not REPOSITORY.fullmatch(name):
+        raise UsageError(f"{given.where('repository')} {name[:100]!r} is not OWNER/REPO"
+                         f"{'' if given.text('repository') else ' ($GITHUB_REPOSITORY)'}")
+    return name
 
 
 def associations(given: Given) -> tuple[str, ...]:

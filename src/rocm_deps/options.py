@@ -101,6 +101,22 @@ BOT_LOGIN = Option("bot-login", "the login the manifest comment is written by; a
                    expected=f"a GitHub login, e.g. {DEFAULT_BOT}")
 SUITES = Option("suite", "a suite to check, repeatable (action: one per line; default: every "
                 "suite that commented)", "NAME", repeatable=True)
+POLICY = Option("policy", "require-merged: fail while a named dependency pull request (or a "
+                "Depends-On prerequisite) is not merged into its default branch; "
+                "forbid-overrides: fail while anything is named; warn: annotate only",
+                default="require-merged", choices=("require-merged", "forbid-overrides", "warn"))
+REQUIRE_TESTED = Option("require-tested", "also fail when a commit the description names is "
+                        "not the one the run in the manifest comment tested (a moved pull "
+                        "request head, another SHA, a branch; no manifest: fail on merge_group, "
+                        "warn on pull_request)", default="false", boolean=True, switch=True)
+GUARD_CONTEXT = Option("guard-context", "the commit status the merge guard's verdict is written "
+                       "as, which the sweep keeps true", "CONTEXT",
+                       default="rocm-deps: merge guard",
+                       pattern=r"[A-Za-z0-9](?:[A-Za-z0-9 :._()+/-]{0,98}[A-Za-z0-9._()+/-])?",
+                       expected="letters, digits, spaces and `:._()+/-`, at most 100")
+REPOSITORY = Option("repository", "the repository the description belongs to, which a "
+                    "Depends-On prerequisite names (default: the event's, else "
+                    "$GITHUB_REPOSITORY)", "OWNER/REPO", action=False)
 TOOL = (CONFIG, PROFILE, FORMAT)
 EVENT = (EVENT_PATH, EVENT_NAME, TOKEN_ENV)
 

@@ -46,7 +46,7 @@ def test_every_declared_output_is_written_by_a_command_and_nothing_else(
         github.repository("radixark/miles").add_pull(7, "5" * 40)
         commented = cli("comment", "--report", str(report), "--pr", "7", "--suite", "CI",
                         "--event-name", "pull_request", "--event-path",
-                        write_event(body.read_text(), number=7, repository="radixark/miles"),
+                        write_event(body.read_text(), number=7, repository="radixark/miles", head="7" * 40),
                         "--github-token-env", "TEST_TOKEN",
                         env={"GITHUB_API_URL": github.url, "TEST_TOKEN": "ghs_outputsTEST"})
     assert commented.code == 0, commented.stderr

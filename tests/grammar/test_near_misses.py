@@ -120,6 +120,27 @@ NEAR_MISSES = [
      "line 1: `<div>sglang-pr: main</div>` — this is not applied: the key lacks `ci-`. Write "
      "`ci-sglang-pr: main`"),
     # radixark/miles#2582: the directive under "## Usage", in a ```text block.
+    # A separator that is no colon, drawn as a dash: the key is right, the separator is not.
+    ("em-dash-separator", "ci-sglang-pr — #1", "error",
+     "line 1: `ci-sglang-pr — #1` — this is not applied: U+2014 EM DASH stands where the key "
+     "needs `:`. Write `ci-sglang-pr: #1`"),
+    # `Depends-On:` written almost right is an error too, as a `ci-*-pr` key is.
+    ("depends-on-no-colon", "Depends-On #49", "error",
+     "line 1: `Depends-On #49` — this is not applied: there is no `:` after it. Write "
+     "`Depends-On: #49` (one pull request a line) to make merge-check wait for that pull "
+     "request"),
+    *((f"depends-on-{ident}", f"{key}: #49", "error",
+       f"line 1: `{key}: #49` — this is not applied: `{key}` is not the key `Depends-On`. "
+       f"Write `Depends-On: #49` (one pull request a line) to make merge-check wait for that "
+       f"pull request")
+      for ident, key in (("spaced", "Depends on"), ("underscore", "Depends_On"),
+                         ("joined", "DependsOn"), ("spaced-capital", "Depends On"))),
+    ("depends-on-hyphen-look-alike", "Depends\u2010On: #49", "error",
+     "line 1: `Depends\u2010On: #49` — this reads as `depends-on:` but contains look-alike "
+     "characters (U+2010 HYPHEN), so it would match nothing; retype the key in plain ASCII"),
+    ("depends-on-fullwidth-colon", "Depends-On\uff1a#49", "error",
+     "line 1: `Depends-On\uff1a#49` — this is not applied: U+FF1A FULLWIDTH COLON stands where "
+     "the key needs `:`. Write `Depends-On: #49`"),
 ]
 
 
@@ -153,6 +174,9 @@ PROSE = [
     "Fixes: #99",
     "<!--\nci_sglang_pr: #123\n-->",              # commented examples in templates
     "<!-- ci-sglang-pr: #1234 -->",
+    "Depends on radixark/miles#3194",             # a sentence, as real Miles bodies write it
+    "Depends on #49 being merged first",
+    "depends on: the new tokenizer",              # spaced, with a colon, and no pull request
 ]
 
 

@@ -18,6 +18,7 @@ from tests.fake_github import FakeGitHub
 TOKEN = "ghp_rocmdepsMERGEtoken0123456789abcdef"
 BASE = "b" * 40
 HEAD = "c" * 40
+GUARD_7 = f"/api/v3/repos/radixark/miles/statuses/{'7' * 40}"  # the guard's status on #7's head
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_a_merged_dependency_pull_request_passes(merge_check: MergeCheck,
     assert result.code == 0, result.stderr
     assert verdicts(result) == [("sglang", "merged", "pass")]
     assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",  # the live body
-                               "/api/v3/repos/sgl-project/sglang/pulls/101"]
+                               "/api/v3/repos/sgl-project/sglang/pulls/101", GUARD_7]
     assert ("::notice title=rocm-deps%3A merge check::pull request #7, line 1: "
             "`ci-sglang-pr: #101`: sgl-project/sglang#101 is merged") in result.stderr
     assert "### rocm-deps merge-check (require-merged): passes" in result.summary
@@ -125,7 +126,7 @@ def test_a_sha_names_no_pull_request_and_passes_with_a_notice(
     result = merge_check(f"ci-megatron-pr: {'d' * 40}")
     assert result.code == 0, result.stderr
     assert verdicts(result) == [("megatron", "not a PR", "pass")]
-    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7"]  # the live body, and nothing to ask of a SHA
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7", GUARD_7]  # nothing to ask of a SHA
     assert "names no pull request (not a PR); nothing to wait for" in result.stderr
 
 
@@ -136,7 +137,7 @@ def test_forbid_overrides_fails_on_anything_named(merge_check: MergeCheck,
     assert result.code == 1
     assert verdicts(result) == [("sglang", "not asked", "fail"),
                                 ("megatron", "not a PR", "fail")]
-    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7"]  # the live body; the policy asks nothing more
+    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7", GUARD_7]  # the policy asks nothing more
     assert result.stderr.count("::error title=rocm-deps%3A merge blocked by") == 2
 
 
@@ -184,8 +185,12 @@ def test_a_merge_group_of_two_pull_requests_reads_both_current_bodies(
         f"/api/v3/repos/radixark/miles/compare/{BASE}...{HEAD}",
         "/api/v3/repos/radixark/miles/pulls/11", "/api/v3/repos/radixark/miles/pulls/12",
         "/api/v3/repos/sgl-project/sglang/pulls/101",
-        "/api/v3/repos/radixark/Megatron-LM/pulls/202"]
+        "/api/v3/repos/radixark/Megatron-LM/pulls/202",
+        f"/api/v3/repos/radixark/miles/statuses/{HEAD}"]  # one status, on the group's commit
     assert "pull request #12, line 1: `ci-megatron-pr: #202`" in result.stderr
+    assert [(status["state"], status["description"]) for status in
+            github.repository("radixark/miles").statuses[HEAD]] == [
+        ("failure", "waits for megatron#202 (open)")]
 
 
 GROUP = {"action": "checks_requested", "repository": {"full_name": "radixark/miles"},
@@ -228,7 +233,7 @@ def test_a_merge_group_without_a_queue_branch_is_an_error(merge_check: MergeChec
     assert "names no pull request" in result.stderr
 
 
-def test_the_action_passes_policy_to_merge_check_only() -> None:
+def test_the_action_passes_policy_to_merge_check_and_the_sweep_only() -> None:
     # The other inputs as action.yml's defaults fill them in: not given, so no error.
     environ = {"INPUT_COMMAND": "merge-check", "INPUT_POLICY": "warn",
                "INPUT_GITHUB_TOKEN": TOKEN, "INPUT_TRUSTED_ASSOCIATIONS": DEFAULT_TRUSTED,
@@ -249,9 +254,9 @@ def test_the_action_passes_policy_to_merge_check_only() -> None:
                                          "resolve, install, sweep`, not to `command: "
                                          "merge-check`"):
         read_inputs({**environ, "INPUT_TRUSTED_ASSOCIATIONS": "OWNER"})
-    with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check`, "
-                                         "not to `command: resolve`; remove it from the resolve "
-                                         "step"):
+    with pytest.raises(UsageError, match="Input 'policy' applies to `command: merge-check, "
+                                         "sweep`, not to `command: resolve`; remove it from the "
+                                         "resolve step"):
         read_inputs({"INPUT_COMMAND": "resolve", "INPUT_POLICY": "warn"})
 
 
@@ -284,7 +289,8 @@ def test_body_source_api_judges_the_current_description_not_the_payload(
             assert live.code == 1
             assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
             assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
-                                       "/api/v3/repos/sgl-project/sglang/pulls/102"]
+                                       "/api/v3/repos/sgl-project/sglang/pulls/102",
+                                       f"/api/v3/repos/radixark/miles/statuses/{'5' * 40}"]
             github.requests.clear()
 
 
@@ -296,5 +302,5 @@ def test_a_token_variable_that_holds_nothing_is_named_in_the_error(cli: Cli,
                  env={"GH_TOKEN": ""})
     assert result.code == 2
     assert ("merge-check asks the API whether sgl-project/sglang#1 is merged: set the "
-            "`github-token` input (CLI: --github-token-env VAR) (--github-token-env names "
-            "GH_TOKEN, which is unset or empty here)") in result.stderr
+            "`github-token` input (CLI: --github-token-env VAR) with `pull-requests: read` "
+            "(--github-token-env names GH_TOKEN, which is unset or empty here)") in result.stderr

@@ -427,7 +427,8 @@ def test_require_tested_passes_while_the_tested_head_is_current(
     result = guard("ci-sglang-pr: #102")
     assert result.code == 0, result.stderr
     assert github.log == ["GET /repos/radixark/miles/pulls/7",  # the live body
-                          "GET /repos/sgl-project/sglang/pulls/102", LIST]
+                          "GET /repos/sgl-project/sglang/pulls/102", LIST,
+                          STATUS]  # the guard's verdict, as a status
     assert json.loads(result.stdout)["errors"] == []
 
 

@@ -186,7 +186,7 @@ def test_merge_check_summary_and_text_say_blocked() -> None:
         "### rocm-deps merge-check (require-merged): **blocked**")
     assert merge_check.text(report).splitlines()[-1] == "merge-check (require-merged): blocked"
     assert report.to_json()["checks"][0] == {
-        "pull": 5, "dependency": "sglang", "value": "#7", "line": 3, "state": "open",
+        "pull": 5, "dependency": "sglang", "value": "#7", "line": 3, "via": None, "state": "open",
         "verdict": "fail", "reason": "sglang #7 is still open"}
 
 

@@ -219,3 +219,23 @@ def test_the_sweep_re_judges_a_stacked_pull_request_when_the_one_below_changes(
     assert status_of_50() == ("success", "tested megatron#84 at 8888888")
     github.repository(MILES).pulls[49]["body"] = "ci-megatron-pr: #85\n"
     assert status_of_50() == ("failure", "megatron#85 not tested by this run")
+
+
+def test_a_body_file_judges_depends_on_as_ci_does(cli: Cli, tmp_path: Path) -> None:
+    """Locally, `resolve --body-file` with $GITHUB_REPOSITORY (or --repository) refuses a
+    `Depends-On:` of another repository, as the pull_request run does, and lists the
+    prerequisites it takes."""
+    body = tmp_path / "body.md"
+    body.write_text("Depends-On: someone/else#5\n")
+    refused = cli("resolve", "--body-file", str(body), env={"GITHUB_REPOSITORY": MILES})
+    assert refused.code == 1
+    assert ("`someone/else` is neither this repository (radixark/miles) nor a configured "
+            "dependency's") in refused.stderr
+    flagged = cli("resolve", "--body-file", str(body), "--repository", MILES)
+    assert flagged.code == 1
+    body.write_text("Depends-On: #49\nDepends-On: radixark/miles#3194\n")
+    taken = cli("resolve", "--body-file", str(body), env={"GITHUB_REPOSITORY": MILES},
+                github_actions=False)
+    assert taken.code == 0, taken.stderr
+    assert ("merges after (Depends-On; merge-check waits for them): #49, radixark/miles#3194"
+            in taken.stdout)

@@ -299,23 +299,32 @@ class _Parser:
         for folding in (fold, fold_separator):
             pieces = [(character, folding(character)) for character in line]
             match = _DIRECTIVE_LINE_RE.fullmatch("".join(piece for _, piece in pieces))
-            if match is not None and self._is_key(match.group("key")):
+            if match is not None and (self._is_key(match.group("key"))
+                                      or match.group("key").casefold() == DEPENDS_ON):
                 break
         else:
             return None
-        suspects, position = [], 0
-        for character, piece in pieces:
+        suspects, position, in_key, rest_from = [], 0, False, len(pieces)
+        for index, (character, piece) in enumerate(pieces):
             if position >= match.start("rest"):
+                rest_from = index
                 break
             if character != piece:
                 suspects.append(character)
+                # (a combining mark that folds away belongs to the letter before it)
+                in_key = in_key or position < match.end("key") or (
+                    not piece and position == match.end("key"))
             position += len(piece)
         if not suspects:
             return None
         described = ", ".join(describe_character(character) for character in suspects)
-        return (f"this reads as `{match.group('key').casefold()}:` but contains look-alike "
-                f"characters ({described}), so it would match nothing; retype the key in plain "
-                f"ASCII")
+        key = match.group("key")
+        if not in_key:  # the key is right; what stands for its colon is not one
+            value = line[rest_from:].strip(" \t")
+            return (f"this is not applied: {described} stands where the key needs `:`. Write "
+                    f"`{key}: {value or 'VALUE'}`")
+        return (f"this reads as `{key.casefold()}:` but contains look-alike characters "
+                f"({described}), so it would match nothing; retype the key in plain ASCII")
 
     def _code(self, shown: ShownLine, text: str, where: str) -> bool:
         """GitHub shows `text` as code: a directive there is not applied, but recorded (its

@@ -31,6 +31,14 @@ _STRONG_VALUE = re.compile(r"#[0-9]{1,10}|[0-9a-fA-F]{7,64}|https?://\S+"
                            r"|refs/\S+")
 # ... and the same found anywhere in a value: `(#1234)`, `[#1234](...)`, `PR #1234`.
 _STRONG_ANYWHERE = re.compile(r"#[0-9]{1,10}\b|\b[0-9a-fA-F]{40}\b|https?://[^\s<>()\[\]`\"']+")
+# A line that starts like `Depends-On:` written almost right: `Depends_On`, `DependsOn`,
+# `Depends On` with a colon, `Depends-On` without one.
+_DEPENDS_ON = re.compile(r"[ ]{0,3}(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16}"
+                         r"(?P<key>depends(?P<join>[-_]?|[ \t]{1,4})on)"
+                         r"(?P<separator>[ \t]*[:=][ \t]*|[ \t]+)(?P<value>.*)", re.IGNORECASE)
+# What only a pull request reference looks like: `#49`, `owner/repo#49`, its URL.
+_PULL_SHAPED = re.compile(r"(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)?#[0-9]{1,9}"
+                          r"|https://github\.com/\S+/pull/[0-9]{1,9}\S*")
 # A word that could be a branch name, when it is all the line holds after the key.
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,254}")
 # ... and one that looks like a ref, not a word of prose: a `/`, `.`, `_` or digit inside it
@@ -63,6 +71,9 @@ class NearMisses:
         colon, one value-shaped word ending the line; a key lacking `ci-` or `-pr`, one
         letter off, or with another separator, a value that can only be a ref (#123, a SHA, a
         URL). So `ci-sglang: passed` and `ci-sglang-pr is broken on main` stay prose."""
+        depends_on = _depends_on_message(line)
+        if depends_on is not None:
+            return depends_on
         match = _NEAR_MISS_RE.fullmatch(line)
         if match is None:
             return None
@@ -140,6 +151,34 @@ class NearMisses:
         return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
                 f"An unknown key is an error so that a typo cannot silently test the image's "
                 f"baseline instead")
+
+
+def _depends_on_message(line: str) -> str | None:
+    """A `Depends-On:` written almost right, as a `ci-*-pr` key written almost right is: the
+    key joined otherwise (`Depends_On`, `DependsOn`) with a colon and any value; spaced
+    (`Depends on:`) with a colon and a pull request; spelled right but without the colon
+    (`Depends-On #49`) and a pull request. `Depends on #49`, with neither, is a sentence."""
+    match = _DEPENDS_ON.fullmatch(line)
+    if match is None:
+        return None
+    join, separator = match.group("join"), match.group("separator").strip(" \t")
+    token, _ = first_token(match.group("value").strip(" \t"))
+    pull = _PULL_SHAPED.fullmatch(token) is not None
+    spaced = join.strip(" \t") != join
+    if join == "-" and separator == ":":
+        return None  # the key itself
+    if (not separator and (spaced or not pull)) or (spaced and not pull):
+        return None
+    problems = []
+    if join != "-":
+        problems.append(f"`{match.group('key')}` is not the key `Depends-On`")
+    if not separator:
+        problems.append("there is no `:` after it")
+    elif separator != ":":
+        problems.append(f"`{separator}` stands where it needs `:`")
+    return (f"this is not applied: {'; '.join(problems)}. Write `Depends-On: "
+            f"{token if pull else '#1234'}` (one pull request a line) to make merge-check wait "
+            f"for that pull request")
 
 
 def _example(item: Keyed, token: str, value: str) -> tuple[str, str | None]:

@@ -4,16 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from rocm_deps.contract.guard import Policy, PullState, Verdict
 from rocm_deps.contract.resolve import MAX_FINDINGS
 from rocm_deps.grammar.parsed import Finding
-from rocm_deps.guard.settings import Policy
-
-Verdict = Literal["pass", "fail", "warn"]
-# What merge-check found of a named dependency pull request ("not asked": the policy refuses
-# every directive, so no API call is made).
-PullState = Literal["merged", "open", "closed (unmerged)", "not a PR", "not asked"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +22,7 @@ class Check:
     state: PullState
     verdict: Verdict
     reason: str
+    via: int | None = None  # inherited: the pull request below whose description has the line
 
 
 @dataclass
@@ -37,6 +33,7 @@ class MergeCheckReport:
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    statuses: list[dict[str, str]] = field(default_factory=list)  # the guard statuses written
 
     @property
     def failed(self) -> bool:
@@ -45,8 +42,9 @@ class MergeCheckReport:
     def to_json(self) -> dict[str, Any]:
         return {"policy": self.policy, "pulls": self.pulls, "failed": self.failed,
                 "checks": [{"pull": c.pull, "dependency": c.dependency, "value": c.raw,
-                            "line": c.line, "state": c.state, "verdict": c.verdict,
-                            "reason": c.reason} for c in self.checks],
+                            "line": c.line, "via": c.via, "state": c.state,
+                            "verdict": c.verdict, "reason": c.reason} for c in self.checks],
+                "statuses": self.statuses,
                 "errors": [error.to_json() for error in self.errors[:MAX_FINDINGS]],
                 "warnings": [warning.to_json() for warning in self.warnings[:MAX_FINDINGS]],
                 "notices": self.notices}

@@ -13,26 +13,46 @@ group's commits name the others) and their current bodies are read through the A
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rocm_deps.config import REPOSITORY
-from rocm_deps.contract.status import Head, judge, named_now
+from rocm_deps.contract.guard import (
+    PullState,
+    Waited,
+    guard_judgement,
+    state_of,
+    waited_for,
+)
+from rocm_deps.contract.status import Head, Judgement, judge, named_now
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
-from rocm_deps.github.answers import ApiError, PullInfo
+from rocm_deps.github.answers import ApiError, CommitStatus, PullInfo
 from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
-from rocm_deps.grammar.parsed import Directive, Finding, Prerequisite, code_findings
-from rocm_deps.guard.document import Check, MergeCheckReport, PullState, Verdict
-from rocm_deps.guard.settings import MergeCheckSettings, Policy
+from rocm_deps.grammar.parsed import Directive, Finding, code_findings
+from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
+from rocm_deps.guard.document import Check, MergeCheckReport
+from rocm_deps.guard.settings import MergeCheckSettings
 from rocm_deps.manifest.comment import UNREADABLE, tested_manifest
 from rocm_deps.messages import needs_token
-from rocm_deps.resolve.queue import UNSEEN_FIX, Group, read_group, unidentified
-from rocm_deps.resolve.stack import StackError, read_through_api
+from rocm_deps.resolve.queue import UNSEEN_FIX, Group, group_of, read_group, unidentified
+from rocm_deps.resolve.stack import Inherited, StackError, read_through_api
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
+
+@dataclass
+class _Judged:
+    """One pull request as the guard judged it: what its status says."""
+
+    number: int | None
+    head: str | None  # where its guard status goes (None: not read through the API)
+    waited: list[Waited] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    suites: list[tuple[str, Judgement]] = field(default_factory=list)
+
 
 def check(settings: MergeCheckSettings) -> MergeCheckReport:
     report = MergeCheckReport(settings.policy)
@@ -45,10 +65,14 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
     found = payload.get("repository")
     repository = found.get("full_name") if isinstance(found, Mapping) else None
     repository = repository if isinstance(repository, str) and REPOSITORY.fullmatch(
-        repository) else None  # checked where it is needed (`_repository`)
+        repository) else settings.repository  # checked where it is needed (`_repository`)
+    judged: list[_Judged] = []
+    read = _reader(api)
     for number, body, head, live in _bodies(settings, payload, api, report):
         if number is not None:
             report.pulls.append(number)
+        item = _Judged(number, head)
+        judged.append(item)
         where = f"pull request #{number}" if number is not None else "the body file"
         parsed = parse_body(body, settings.config.dependencies, settings.config.values,
                             repository)
@@ -56,26 +80,23 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
             parsed, {*parsed.directives, *parsed.values}, settings.config.code_directives)
             if finding.level == "error")]
         report.errors += [Finding("error", f"{where}: {e.message}", e.line) for e in errors]
-        pulls: dict[str, PullInfo] = {}
+        item.errors += [error.message for error in errors]
         # What the pull requests below it in its stack name counts as its own.
-        directives = {**_stacked(settings, api, repository, live, where, report),
+        stacked = _stacked(settings, api, repository, live, where, report, item)
+        directives = {**{name: entry.directive for name, entry in stacked.items()},
                       **parsed.directives}
-        for prerequisite in parsed.prerequisites:
-            _prerequisite(settings, api, repository, number, prerequisite, report)
-        for directive in directives.values():
-            dependency = settings.config.dependency(directive.dependency)
-            pull = (_pull(api, dependency.repository, directive.spec.pr)
-                    if api is not None and directive.spec.pr is not None and (
-                        settings.require_tested or settings.policy != "forbid-overrides")
-                    else None)
-            if pull is not None:
-                pulls[directive.dependency] = pull
-            state, merged = _state(pull, dependency.repository, directive.spec.pr, settings)
-            verdict, reason = policy_verdict(settings.policy, directive.key, directive.raw,
-                                             state, merged, dependency.repository,
-                                             directive.spec.pr)
-            report.checks.append(Check(number, directive.dependency, directive.raw,
-                                       directive.line, state, verdict, reason))
+        try:
+            item.waited = waited_for(directives, parsed.prerequisites, settings.config,
+                                     settings.policy, repository, lambda target, pr: (
+                                         _lookup(settings, api, read, target, pr)))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        for entry in item.waited:
+            inherited = stacked.get(entry.dependency)
+            via = inherited.via if inherited is not None and (
+                entry.dependency not in parsed.directives) else None
+            report.checks.append(Check(number, entry.dependency, entry.raw, entry.line,
+                                       entry.state, entry.verdict, entry.reason, via))
         if settings.require_tested and api is not None:
             if number is None:
                 raise UsageError("merge-check --require-tested reads the manifest comment of "
@@ -84,20 +105,58 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
             # Also when nothing is named now: a directive dropped after the suite tested it
             # is judged too.
             repository = _repository(payload)
-            require_tested(settings, api, repository, number,
-                           head or _pull(api, repository, number).head_sha,
-                           directives, pulls, report)
+            pulls = {name: read(settings.config.dependency(name).repository, directive.spec.pr)
+                     for name, directive in directives.items() if directive.spec.pr is not None}
+            item.suites = require_tested(settings, api, repository, number,
+                                         head or _pull(api, repository, number).head_sha,
+                                         directives, pulls, report)
     if not report.pulls and settings.body_file is None:
         report.notices.append(f"this `{settings.event_name or 'unknown'}` event names no pull "
                               f"request: nothing to check")
     elif not report.checks and not report.errors:
         report.notices.append("no directive names a dependency: nothing to wait for")
+    if api is not None and settings.guard_status:
+        _write_statuses(settings, api, payload, judged, report)
     return report
 
 
+def _write_statuses(settings: MergeCheckSettings, api: GitHubApi, payload: Mapping[str, Any],
+                    judged: list[_Judged], report: MergeCheckReport) -> None:
+    """The guard's verdict as a commit status (`guard-context`): on each pull request's head,
+    or on a merge group's commit (where the queue's required checks look) for the whole
+    group. The sweep recomputes it with the same function (`contract.guard`)."""
+    unseen = [error.message for error in report.errors
+              if error.title == "rocm-deps: merge group not identified"]
+    if settings.event_name == "merge_group":
+        head = group_of(payload).get("head_sha")
+        targets = [(head.lower(), [_Judged(None, head, [w for item in judged for w in item.waited],
+                                           [*unseen, *(e for item in judged for e in item.errors)],
+                                           [s for item in judged for s in item.suites])])] \
+            if isinstance(head, str) and FULL_SHA_ANY_CASE.fullmatch(head) else []
+    else:
+        targets = [(item.head, [item]) for item in judged if item.head is not None]
+    repository = _repository(payload) if targets else ""
+    for head, items in targets:
+        [item] = items
+        judgement = guard_judgement(item.waited, item.errors, item.suites)
+        status = CommitStatus(settings.guard_context, judgement.state, judgement.description,
+                              "")
+        try:
+            api.create_status(repository, head, status)
+        except ApiError as error:
+            report.errors.append(Finding(
+                "error", f"could not write the `{settings.guard_context}` status on "
+                         f"{head[:12]}: {error}. The token needs `statuses: write` (or set "
+                         f"`guard-status: false` to fail the step alone)",
+                title="rocm-deps: merge guard status"))
+            return
+        report.statuses.append({"sha": head, "context": status.context, "state": status.state,
+                                "description": status.description})
+
+
 def _stacked(settings: MergeCheckSettings, api: GitHubApi | None, repository: str | None,
-             live: PullInfo | None, where: str, report: MergeCheckReport
-             ) -> dict[str, Directive]:
+             live: PullInfo | None, where: str, report: MergeCheckReport, item: _Judged
+             ) -> dict[str, Inherited]:
     """The directives a stacked pull request inherits from the ones below it (read as resolve
     reads them, resolve.stack); none without the API."""
     if api is None or live is None or repository is None:
@@ -106,32 +165,12 @@ def _stacked(settings: MergeCheckSettings, api: GitHubApi | None, repository: st
         found = read_through_api(api, repository, live, settings.config)
     except StackError as error:
         report.errors.append(Finding("error", f"{where}: {error}", title="rocm-deps: stack"))
+        item.errors.append(str(error))
         return {}
-    for name, item in found.items():
-        report.notices.append(f"{where}: {name}: `{item.directive.key}: {item.directive.raw}` "
-                              f"inherited from #{item.via}")
-    return {name: item.directive for name, item in found.items()}
-
-
-def _prerequisite(settings: MergeCheckSettings, api: GitHubApi | None, repository: str | None,
-                  number: int | None, prerequisite: Prerequisite,
-                  report: MergeCheckReport) -> None:
-    """`Depends-On: #N`: this pull request merges after #N; the policy judges it as it judges
-    a dependency pull request (`forbid-overrides` as `require-merged`: it names no
-    dependency)."""
-    target = prerequisite.repository or repository
-    if api is None or target is None:
-        raise UsageError(needs_token(f"merge-check asks the API whether prerequisite "
-                                     f"#{prerequisite.number} is merged", "pull-requests: read",
-                                     settings.api.empty_variable))
-    pull = _pull(api, target, prerequisite.number)
-    state: PullState = ("merged" if pull.merged else "open" if pull.state == "open"
-                        else "closed (unmerged)")
-    policy: Policy = "warn" if settings.policy == "warn" else "require-merged"
-    verdict, reason = policy_verdict(policy, "Depends-On", prerequisite.raw, state, pull.merged,
-                                     target, prerequisite.number)
-    report.checks.append(Check(number, "(prerequisite)", prerequisite.raw, prerequisite.line,
-                               state, verdict, reason))
+    for name, entry in found.items():
+        report.notices.append(f"{where}: {name}: `{entry.directive.key}: "
+                              f"{entry.directive.raw}` inherited from #{entry.via}")
+    return found
 
 
 def _api(settings: MergeCheckSettings) -> GitHubApi:
@@ -202,12 +241,14 @@ def _repository(payload: Mapping[str, Any]) -> str:
 
 def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str, number: int,
                    head: str, directives: Mapping[str, Directive],
-                   pulls: Mapping[str, PullInfo], report: MergeCheckReport) -> None:
+                   pulls: Mapping[str, PullInfo], report: MergeCheckReport
+                   ) -> list[tuple[str, Judgement]]:
     """Beside the policy (docs/architecture.md, *What was tested*): the one verdict
     (`contract.status.judge`, as the sweep and `comment`'s status give it) of every suite
     checked (those `--suite` names, else every suite the manifest comment holds) on what the
     description names now at `head`. `failure` fails; `pending` (the suite has not reported
-    on this head) fails on merge_group and warns on pull_request."""
+    on this head) fails on merge_group and warns on pull_request. Returns each suite's
+    verdict, for the guard's status."""
     document = tested_manifest(api, repository, number, settings.bot_login)
     if document == UNREADABLE:
         report.errors.append(Finding("error", (
@@ -215,7 +256,7 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
             f"read (a second data block, or a data block that is not this version's): it "
             f"cannot say what was tested. Re-run the suite's `comment` step to rewrite it"),
             title="rocm-deps: unreadable manifest"))
-        return
+        return [("manifest", Judgement("failure", "the manifest comment cannot be read"))]
 
     def expand(dependency_repository: str, abbreviation: str) -> str:
         try:
@@ -228,7 +269,7 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
         raise FatalError(f"pull request #{number}: {errors[0]}")
     suites = settings.suites or (tuple(document.suites) if document is not None else ())
     if not named and (document is None or not document.suites):
-        return  # nothing named and nothing tested: nothing to hold
+        return []  # nothing named and nothing tested: nothing to hold
     missing = [suite for suite in suites if document is None or suite not in document.suites]
     bot = settings.bot_login
     if document is None:
@@ -243,12 +284,14 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
                        "that suite")
     else:
         what = whose = ""
+    verdicts = [(suite, Judgement("pending", "not reported yet")) for suite in missing] or (
+        [("CI", Judgement("pending", "no suite has reported yet"))] if what else [])
     if what:
         _not_yet(settings, report, f"pull request #{number} {what}: nothing says which "
                                    f"dependency commits {whose} tested",
                  "Run the suite (with its `comment` step) on the pull request")
     if document is None:
-        return
+        return verdicts
     heads = {(settings.config.dependency(name).repository.lower(), pull.number):
              Head(pull.head_sha, pull.merged) for name, pull in pulls.items()}
     for suite in suites:
@@ -256,6 +299,7 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
         if manifest is None:
             continue
         judgement = judge(named, manifest, heads, (), head)
+        verdicts.append((suite, judgement))
         run = f"suite `{suite}`" + (f" ({manifest.run})" if manifest.run else "")
         if judgement.state == "failure":
             report.errors.append(Finding("error", (
@@ -277,6 +321,7 @@ def require_tested(settings: MergeCheckSettings, api: GitHubApi, repository: str
                     f"#{pull.number}'s base moved since {run} tested its merge (base then "
                     f"{tested.base[:12]}, now {pull.base_sha[:12]}); its head is what was "
                     f"tested")
+    return verdicts
 
 
 def _not_yet(settings: MergeCheckSettings, report: MergeCheckReport, message: str,
@@ -299,39 +344,27 @@ def _pull(api: GitHubApi, repository: str, number: int) -> Any:
         raise FatalError(f"could not read pull request #{number}: {error}") from None
 
 
-def _state(pull: PullInfo | None, repository: str, number: int | None,
-           settings: MergeCheckSettings) -> tuple[PullState, bool]:
-    """(state, merged) of a named dependency PR; a value that names no PR is `not a PR`."""
-    if number is None:
-        return "not a PR", False
-    if settings.policy == "forbid-overrides":
-        return "not asked", False  # the policy refuses any directive; no API call needed
-    if pull is None:
+def _reader(api: GitHubApi | None) -> Callable[[str, int], PullInfo]:
+    """Each pull request read once per run, however many descriptions name it."""
+    cache: dict[tuple[str, int], PullInfo] = {}
+
+    def read(repository: str, number: int) -> PullInfo:
+        key = (repository.lower(), number)
+        if key not in cache:
+            assert api is not None
+            cache[key] = _pull(api, repository, number)
+        return cache[key]
+
+    return read
+
+
+def _lookup(settings: MergeCheckSettings, api: GitHubApi | None,
+            read: Callable[[str, int], PullInfo], repository: str,
+            number: int) -> tuple[PullState, str]:
+    """A named pull request's state (merged means into its default branch) and its base."""
+    if api is None:
         raise UsageError(needs_token(f"merge-check asks the API whether {repository}#{number} "
-                                     f"is merged", "", settings.api.empty_variable))
-    if pull.merged:
-        return "merged", True
-    return ("open" if pull.state == "open" else "closed (unmerged)"), False
-
-
-def policy_verdict(policy: Policy, key: str, raw: str, state: PullState, merged: bool,
-                   repository: str, number: int | None) -> tuple[Verdict, str]:
-    named = f"`{key}: {raw}`"
-    if policy == "forbid-overrides":
-        return "fail", (f"{named} is still in the description; the forbid-overrides policy "
-                        f"merges only pull requests that test the image's baseline: delete "
-                        f"the line")
-    if number is None:
-        return "pass", f"{named} names no pull request ({state}); nothing to wait for"
-    target = f"{repository}#{number}"
-    if merged:
-        return "pass", f"{named}: {target} is merged"
-    if state == "open":
-        reason = (f"{named}: {target} is still open. Merged now, this change would leave the "
-                  f"default branch testing the image's baseline without it: merge {target} "
-                  f"first (then delete the line), or drop the directive")
-    else:
-        reason = (f"{named}: {target} was closed without being merged; the change this pull "
-                  f"request was tested against will not land. Delete the line, or name its "
-                  f"replacement")
-    return ("warn" if policy == "warn" else "fail"), reason
+                                     f"is merged", "pull-requests: read",
+                                     settings.api.empty_variable))
+    pull = read(repository, number)
+    return state_of(pull.merged, pull.state, pull.base_ref, pull.default_branch), pull.base_ref

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocm_deps.contract.resolve import MAX_FINDINGS
-from rocm_deps.guard.document import MergeCheckReport
+from rocm_deps.guard.document import Check, MergeCheckReport
 from rocm_deps.reports.markdown import (
     escape_markdown,
     markdown_cell,
@@ -22,8 +22,7 @@ def annotate(report: MergeCheckReport, runner: Runner) -> None:
     for finding in report.warnings[:MAX_FINDINGS]:
         runner.warning(finding.message, title=finding.title or "rocm-deps: merge check")
     for check in report.checks:
-        where = (f"pull request #{check.pull}, line {check.line}: " if check.pull is not None
-                 else f"line {check.line}: ")
+        where = _where(check)
         if check.verdict == "fail":
             runner.error(where + check.reason, title=f"rocm-deps: merge blocked by "
                                                      f"{check.dependency}")
@@ -34,6 +33,14 @@ def annotate(report: MergeCheckReport, runner: Runner) -> None:
             runner.notice(where + check.reason, title="rocm-deps: merge check")
     for notice in report.notices:
         runner.notice(notice, title="rocm-deps: merge check")
+
+
+def _where(check: Check) -> str:
+    """Where the line is: a stacked pull request's inherited line is in the description of
+    the pull request below it, not in its own."""
+    line = (f"line {check.line} of #{check.via} (below it in its stack)" if check.via is not None
+            else f"line {check.line}")
+    return f"pull request #{check.pull}, {line}: " if check.pull is not None else f"{line}: "
 
 
 def summary(report: MergeCheckReport) -> str:
@@ -59,8 +66,8 @@ def summary(report: MergeCheckReport) -> str:
 
 
 def text(report: MergeCheckReport) -> str:
-    lines = [f"{check.dependency} ({f'#{check.pull}, ' if check.pull is not None else ''}"
-             f"line {check.line}): {check.verdict}: {check.reason}" for check in report.checks]
+    lines = [f"{check.dependency} ({_where(check).removesuffix(': ')}): {check.verdict}: "
+             f"{check.reason}" for check in report.checks]
     lines += report.notices
     lines += [f"warning: {warning.message}" for warning in report.warnings]
     lines += [f"error: {error.message}" for error in report.errors]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, cast, get_args
+from typing import cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
+from rocm_deps.contract.guard import GUARD_CONTEXT, Policy
 from rocm_deps.edge import ApiSettings, Edge
 from rocm_deps.options import (
     BODY_FILE,
@@ -15,6 +16,9 @@ from rocm_deps.options import (
     BOT_LOGIN,
     DEFAULT_BOT,
     EVENT,
+    POLICY,
+    REPOSITORY,
+    REQUIRE_TESTED,
     SUITES,
     TOOL,
     BodySource,
@@ -23,18 +27,17 @@ from rocm_deps.options import (
     Option,
     OutputFormat,
 )
-
-Policy = Literal["require-merged", "forbid-overrides", "warn"]
+from rocm_deps.options import (
+    GUARD_CONTEXT as GUARD_CONTEXT_OPTION,
+)
 
 OPTIONS = (
-    *TOOL, *EVENT, BODY_FILE, BODY_SOURCE, BOT_LOGIN, SUITES,
-    Option("policy", "require-merged: fail while a named dependency pull request is open or "
-           "closed unmerged; forbid-overrides: fail while anything is named; warn: annotate "
-           "only", default="require-merged", choices=get_args(Policy)),
-    Option("require-tested", "also fail when a commit the description names is not the one "
-           "the run in the manifest comment tested (a moved pull request head, another SHA, a "
-           "branch; no manifest: fail on merge_group, warn on pull_request)", default="false",
-           boolean=True, switch=True),
+    *TOOL, *EVENT, BODY_FILE, BODY_SOURCE, BOT_LOGIN, SUITES, POLICY, REQUIRE_TESTED,
+    GUARD_CONTEXT_OPTION, REPOSITORY,
+    Option("guard-status", "write the verdict as a commit status (`guard-context`) on the pull "
+           "request's head, or on a merge group's commit, which the sweep keeps true (needs a "
+           "token with statuses: write); false: only fail the step", default="true",
+           boolean=True),
 )
 HELP = Help(
     "fail while a dependency pull request the description names is not merged "
@@ -61,6 +64,9 @@ class MergeCheckSettings:
     bot_login: str = DEFAULT_BOT
     body_source: BodySource = "auto"  # with a token: the live body, as a re-run should judge
     suites: tuple[str, ...] = ()  # --require-tested checks these; (): every suite there is
+    guard_status: bool = True  # write the verdict as a commit status (with a token)
+    guard_context: str = GUARD_CONTEXT
+    repository: str | None = None  # the description's, when the event does not say
 
 
 def build(given: Given, at: Edge) -> MergeCheckSettings:
@@ -72,4 +78,7 @@ def build(given: Given, at: Edge) -> MergeCheckSettings:
         output_format=edge.output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
         bot_login=given.text("bot-login"),
-        body_source=cast(BodySource, given.text("body-source")), suites=edge.suites(given))
+        body_source=cast(BodySource, given.text("body-source")), suites=edge.suites(given),
+        guard_status=bool(given.flag("guard-status")),
+        guard_context=given.text("guard-context"),
+        repository=edge.repository(given, at.environ))

@@ -153,4 +153,7 @@ def text(report: ResolveReport, config: Config) -> str:
     for name, resolved in report.values.items():
         where = f", line {resolved.line}" if resolved.line else ""
         lines.append(f"  {name}: {resolved.value} (from {resolved.source}{where})")
+    if report.prerequisites:
+        lines.append(f"  merges after (Depends-On; merge-check waits for them): "
+                     f"{', '.join(report.prerequisites)}")
     return "\n".join(lines)

@@ -51,7 +51,10 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     if (body is None and context.pr_number is None and not settings.inputs and queued is None
             and settings.event_name != "workflow_dispatch"):
         report.notices.append(_no_body_hint(settings))
-    parsed = parse_body(body, config.dependencies, config.values, context.repository)
+    # The description's repository, which a `Depends-On:` must name: the event's, else (a
+    # --body-file lint) --repository or $GITHUB_REPOSITORY, so it is judged as CI judges it.
+    parsed = parse_body(body, config.dependencies, config.values,
+                        context.repository or settings.repository)
     for finding in parsed.findings:
         report.add(finding)
     trusted = _trusted(settings, context, parsed, report)

@@ -17,6 +17,7 @@ from rocm_deps.options import (
     BODY_SOURCE,
     DEFAULT_TRUSTED,
     EVENT,
+    REPOSITORY,
     TOOL,
     TRUSTED,
     BodySource,
@@ -27,7 +28,7 @@ from rocm_deps.options import (
 )
 
 # What resolve and install (which resolves the event itself without --overrides) read.
-RESOLVING = (*TOOL, *EVENT, BODY_FILE, BODY_SOURCE, TRUSTED,
+RESOLVING = (*TOOL, *EVENT, BODY_FILE, BODY_SOURCE, TRUSTED, REPOSITORY,
              Option("input", "a dispatch input such as ci_sglang_pr=#123 (repeatable)",
                     "NAME=VALUE", repeatable=True, action=False))
 OPTIONS = (*RESOLVING,
@@ -58,6 +59,7 @@ class ResolveSettings:
     output_format: OutputFormat = "text"
     values: Mapping[str, str] = field(default_factory=dict)  # --value: above everything
     run: RunIdentity = field(default_factory=RunIdentity)  # recorded in the overrides
+    repository: str | None = None  # the description's when no event says (--body-file)
 
 
 def build(given: Given, at: Edge) -> ResolveSettings:
@@ -72,7 +74,7 @@ def build(given: Given, at: Edge) -> ResolveSettings:
         body_source=cast(BodySource, given.text("body-source")),
         trusted_associations=edge.associations(given), output_format=edge.output_format(given),
         values=_explicit_values(given, config) if "value" in given.options else {},
-        run=RunIdentity.of(environ))
+        run=RunIdentity.of(environ), repository=edge.repository(given, environ))
 
 
 def _explicit_values(given: Given, config: Config) -> dict[str, str]:

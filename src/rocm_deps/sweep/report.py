@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rocm_deps.reports.markdown import escape_markdown, markdown_cell, markdown_table
 from rocm_deps.runner import Runner, neutralise
-from rocm_deps.sweep.sweeper import SweepReport
+from rocm_deps.sweep.writer import SweepReport
 
 
 def annotate(report: SweepReport, runner: Runner) -> None:

@@ -7,12 +7,15 @@ from typing import Literal, cast, get_args
 
 from rocm_deps import edge
 from rocm_deps.config import REPOSITORY, Config
+from rocm_deps.contract.guard import GUARD_CONTEXT, Policy
 from rocm_deps.edge import ApiSettings, Edge
 from rocm_deps.errors import UsageError
 from rocm_deps.options import (
     BOT_LOGIN,
     DEFAULT_BOT,
     DEFAULT_TRUSTED,
+    POLICY,
+    REQUIRE_TESTED,
     SUITES,
     TOKEN_ENV,
     TOOL,
@@ -21,6 +24,9 @@ from rocm_deps.options import (
     Help,
     Option,
     OutputFormat,
+)
+from rocm_deps.options import (
+    GUARD_CONTEXT as GUARD_CONTEXT_OPTION,
 )
 
 Rerun = Literal["none", "moved"]
@@ -43,6 +49,9 @@ OPTIONS = (
            high=6 * 60 * 60),
     Option("dry-run", "read as a sweep does and write nothing: print each status it would set "
            "and each re-run it would ask for", default="false", boolean=True, switch=True),
+    # The merge guard's status (where merge-check wrote one): recomputed as merge-check
+    # gives it, so these say what its step says.
+    GUARD_CONTEXT_OPTION, POLICY, REQUIRE_TESTED,
 )
 HELP = Help(
     "re-judge every open pull request: a commit status per suite, re-runs when a dependency "
@@ -72,6 +81,9 @@ class SweepSettings:
     output_format: OutputFormat = "text"
     trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
     dry_run: bool = False
+    guard_context: str = GUARD_CONTEXT
+    policy: Policy = "require-merged"
+    require_tested: bool = False
 
 
 def build(given: Given, at: Edge) -> SweepSettings:
@@ -86,4 +98,6 @@ def build(given: Given, at: Edge) -> SweepSettings:
         max_reruns=given.number("max-reruns"),
         lookback_minutes=given.number("lookback-minutes"),
         max_seconds=given.number("max-seconds"), output_format=edge.output_format(given),
-        trusted_associations=edge.associations(given), dry_run=bool(given.flag("dry-run")))
+        trusted_associations=edge.associations(given), dry_run=bool(given.flag("dry-run")),
+        guard_context=given.text("guard-context"), policy=cast(Policy, given.text("policy")),
+        require_tested=bool(given.flag("require-tested")))
