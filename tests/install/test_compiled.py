@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rocm_deps.demo.sandbox import Sandbox
-from rocm_deps.install.record import RECORD_NAME
+from rocm_deps.install.record import BUILD_NAME
 from tests.conftest import Cli, CliResult, git
 from tests.repos import commit, make_repo
 
@@ -101,7 +101,8 @@ def tiny(box: Sandbox, tmp_path: Path, setuptools_directory: Path) -> dict[str, 
         f"path = {json.dumps(str(clone))}\ninstall-dir = \".\"\n"
         f"compile-inputs = [\"tinyext/speed.c\", \"setup.py\", "
         f"\"pyproject.toml [build-system]\"]\n"))
-    return {"clone": clone, "log": log, "wrapper": str(wrapper), **shas}
+    return {"clone": clone, "log": log, "wrapper": str(wrapper),
+            "setuptools": setuptools_directory, **shas}
 
 
 def install(cli: Cli, box: Sandbox, tiny: dict[str, Any], sha: str) -> CliResult:
@@ -157,22 +158,34 @@ def test_a_changed_input_compiles_the_extension(cli: Cli, box: Sandbox, tiny: di
 
 def test_a_missing_extension_file_compiles_it(cli: Cli, box: Sandbox,
                                               tiny: dict[str, Any]) -> None:
+    assert report_of(install(cli, box, tiny, tiny["c-source"]))["compiled"].startswith("built")
+    for built in tiny["clone"].rglob("*.so"):
+        built.unlink()
+    compiled(tiny)
+    entry = report_of(install(cli, box, tiny, tiny["c-source"]))
+    assert entry["compiled"].startswith("built (no compiled file for this interpreter")
+    assert compiled(tiny) != []
+    assert loaded(box) == "hello 2"
+
+
+def test_an_image_clone_without_its_extension_compiles_it(cli: Cli, box: Sandbox,
+                                                          tiny: dict[str, Any]) -> None:
     for built in tiny["clone"].rglob("*.so"):
         built.unlink()
     entry = report_of(install(cli, box, tiny, tiny["python-only"]))
-    assert entry["compiled"].startswith("built (no compiled file for this interpreter")
+    assert entry["compiled"] == "built (no earlier build of this interpreter is known)"
     assert compiled(tiny) != []
     assert loaded(box) == "hi 1"
 
 
 def test_another_interpreter_compiles_it(cli: Cli, box: Sandbox, tiny: dict[str, Any]) -> None:
-    """The tool's record of the clone names another environment: its build is not this one's."""
+    """The build the clone's fingerprint knows is another environment's: not this one's."""
     assert report_of(install(cli, box, tiny, tiny["python-only"]))["compiled"].startswith(
         "reused")
-    record = tiny["clone"] / ".git" / RECORD_NAME
-    document = json.loads(record.read_text())
-    document["python"] = "/elsewhere/venv\n3.12.1"
-    record.write_text(json.dumps(document))
+    build_file = tiny["clone"] / ".git" / BUILD_NAME
+    document = json.loads(build_file.read_text())
+    [entry] = document.values()  # the one environment the clone's builds are known for
+    build_file.write_text(json.dumps({"/elsewhere/venv\n3.12.1": entry}))
     entry = report_of(install(cli, box, tiny, tiny["c-source"]))
     assert entry["compiled"] == "built (no earlier build of this interpreter is known)"
     assert compiled(tiny) != []
@@ -203,3 +216,84 @@ def test_the_build_of_the_last_install_is_what_is_compared_not_the_images(
         f"built (tinyext/speed.c changed since {tiny['c-source'][:12]}")
     assert compiled(tiny) != []
     assert loaded(box) == "hi 1"
+
+
+# What a patch of the C source looks like as each tool writes it: git with
+# diff.mnemonicPrefix (`c/`, `w/`), and `diff -ruN old new` (directories and timestamps).
+PATCH_HEADERS = {"mnemonic-prefix": ("--- c/tinyext/speed.c", "+++ w/tinyext/speed.c"),
+                 "diff-ruN": ("--- old/tinyext/speed.c\t2026-12-01 10:00:00.000000000 +0000",
+                              "+++ new/tinyext/speed.c\t2026-12-02 10:00:00.000000000 +0000")}
+
+
+def c_patch(box: Sandbox, tiny: dict[str, Any], headers: tuple[str, str]) -> str:
+    """A workspace patch that makes the extension return 3, configured for tinyext."""
+    old, new = SPEED.format(value=1), SPEED.format(value=3)
+    lines_old, lines_new = old.splitlines(), new.splitlines()
+    hunk = [f"@@ -1,{len(lines_old)} +1,{len(lines_new)} @@"]
+    hunk += [(" " if a == b else f"-{a}\n+") + b for a, b in zip(lines_old, lines_new,
+                                                                  strict=True)]
+    patch = box.workspace / "speed.patch"
+    patch.write_text("\n".join([*headers, *hunk]) + "\n")
+    config = box.config.read_text()
+    box.config.write_text(config.replace('install-dir = "."\n',
+                                         'install-dir = "."\npatches = ["speed.patch"]\n', 1))
+    return "speed.patch"
+
+
+@pytest.mark.parametrize("style", list(PATCH_HEADERS), ids=list(PATCH_HEADERS))
+def test_a_patch_of_an_input_compiles_it_whatever_its_prefix(
+        cli: Cli, box: Sandbox, tiny: dict[str, Any], style: str) -> None:
+    label = c_patch(box, tiny, PATCH_HEADERS[style])
+    entry = report_of(install(cli, box, tiny, tiny["python-only"]))
+    assert entry["patches"][label]["state"] == "applied"
+    assert entry["compiled"] == (f"built (tinyext/speed.c changed since {tiny['image'][:12]}; "
+                                 f"the patch {label} changes it)")
+    assert compiled(tiny) != []
+    assert loaded(box) == "hi 3"
+
+
+def test_a_build_of_a_patched_input_is_not_reused_once_the_patch_is_dropped(
+        cli: Cli, box: Sandbox, tiny: dict[str, Any]) -> None:
+    unpatched = box.config.read_text()
+    c_patch(box, tiny, PATCH_HEADERS["mnemonic-prefix"])
+    assert report_of(install(cli, box, tiny, tiny["python-only"]))["compiled"].startswith(
+        "built")
+    assert loaded(box) == "hi 3"
+    box.config.write_text(unpatched)
+    compiled(tiny)
+    entry = report_of(install(cli, box, tiny, tiny["python-only"]))
+    assert entry["compiled"].startswith(
+        f"built (tinyext/speed.c changed since {tiny['python-only'][:12]}")
+    assert loaded(box) == "hi 1"
+
+
+def test_an_extension_another_build_replaced_is_not_reused(
+        cli: Cli, box: Sandbox, tiny: dict[str, Any], tmp_path: Path) -> None:
+    """An earlier job of the suite rebuilt the extension from its own code (666) and put the
+    source back: the clone is clean, the file is not the build the tool recorded."""
+    assert report_of(install(cli, box, tiny, tiny["python-only"]))["compiled"].startswith(
+        "reused")
+    clone: Path = tiny["clone"]
+    source = clone / "tinyext" / "speed.c"
+    original = source.read_text()
+    source.write_text(SPEED.format(value=666))
+    subprocess.run([box.python, "setup.py", "-q", "build_ext", "--inplace"], cwd=clone,
+                   check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(tiny["setuptools"])})
+    source.write_text(original)
+    assert loaded(box) == "hi 666"
+    entry = report_of(install(cli, box, tiny, tiny["image"]))
+    assert entry["compiled"].startswith("built (") and "tinyext/_speed." in entry["compiled"]
+    assert f"is not what the build at {tiny['python-only'][:12]} left" in entry["compiled"]
+    assert loaded(box) == "hello 1"
+
+
+def test_the_same_commit_again_is_not_up_to_date_with_a_replaced_extension(
+        cli: Cli, box: Sandbox, tiny: dict[str, Any]) -> None:
+    assert report_of(install(cli, box, tiny, tiny["python-only"]))["state"] == "installed"
+    assert report_of(install(cli, box, tiny, tiny["python-only"]))["state"] == "up-to-date"
+    [built] = list(tiny["clone"].rglob("*.so"))
+    built.write_bytes(built.read_bytes() + b"\0")  # still loads; not the recorded build
+    entry = report_of(install(cli, box, tiny, tiny["python-only"]))
+    assert entry["state"] == "installed"
+    assert "is not what the build at" in entry["compiled"]

@@ -155,8 +155,8 @@ def test_a_pull_request_is_installed_from_git_and_pips_record_names_its_commit(
     assert result.outputs["megatron_bridge_sha"] == bridge["head"]
     assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "48"
     assert f"megatron-bridge: 5 installed file(s) are {bridge['head'][:12]}'s" in result.stderr
-    # Again: up to date. The ref alone must be fetched to learn its commit (no pip); pinned
-    # to its SHA (resolve with a token), nothing is fetched either.
+    # Again: up to date, and verified as after a fresh install: the commit's trees are
+    # fetched (no file contents) and every installed file compared; no pip.
     again = install(cli, box, PR)
     assert again.code == 0, again.stderr
     assert state(again) == "up-to-date"
@@ -165,7 +165,44 @@ def test_a_pull_request_is_installed_from_git_and_pips_record_names_its_commit(
     pinned["megatron-bridge"]["sha"] = bridge["head"]
     quick = install(cli, box, json.dumps(pinned))
     assert quick.code == 0, quick.stderr
-    assert (state(quick), ran(quick)) == ("up-to-date", [])
+    assert (state(quick), ran(quick)) == ("up-to-date", ["fetch"])
+
+
+def installed_file(box: Sandbox, module: str) -> Path:
+    script = f"import {module} as m; print(m.__file__)"
+    return Path(subprocess.run([box.python, "-I", "-c", script], capture_output=True,
+                               text=True, check=True).stdout.strip())
+
+
+def test_an_install_whose_files_were_edited_is_not_up_to_date(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    """pip's record names the wanted commit; an earlier job edited an installed file."""
+    assert state(install(cli, box, PR)) == "installed"
+    edited = installed_file(box, "megatron.bridge.models.gpt")
+    edited.write_text(edited.read_text().replace("LAYERS = 48", "LAYERS = 999"))
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "999"
+    result = install(cli, box, PR)
+    assert result.code == 0, result.stderr
+    assert state(result) == "installed"
+    assert (f"the interpreter records {bridge['head']}, but 1 installed file(s) differ from the "
+            f"commit's (megatron/bridge/models/gpt.py): installing it again") in result.stderr
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "48"
+
+
+def test_the_images_install_edited_after_rocm_deps_met_it_is_returned(
+        cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
+    nothing = json.dumps({})
+    assert state(install(cli, box, nothing)) == "image"  # met: its files are captured
+    edited = installed_file(box, "megatron.bridge.models.gpt")
+    before = edited.read_text()
+    edited.write_text(before + "\nLAYERS = 999\n")
+    result = install(cli, box, nothing)
+    assert result.code == 0, result.stderr
+    assert state(result) == "restored"
+    assert "1 installed file(s) differ from the image's (megatron/bridge/models/gpt.py)" in (
+        result.stderr)
+    assert edited.read_text() == before
+    assert state(install(cli, box, nothing)) == "image"  # and now it is kept
 
 
 def ran(result: CliResult) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.install.git import Git
-from rocm_deps.install.patches import files_required, probe_and_apply
+from rocm_deps.install.patches import probe_and_apply
 from rocm_deps.runner import Runner
 from tests.conftest import git
 from tests.repos import commit, make_repo
@@ -82,7 +82,7 @@ def test_incompatible_names_the_rejected_hunk(repo: Git, tmp_path: Path) -> None
 def test_quoted_non_ascii_path_is_found_not_reported_missing(repo: Git, tmp_path: Path) -> None:
     patch = make_patch(repo, tmp_path, {"café dir/café.py": PATCHED}, "quoted.patch")
     assert '"a/caf\\303\\251 dir/caf\\303\\251.py"' in patch.read_text()  # git quoted it
-    assert files_required(patch.read_text()) == ["café dir/café.py"]
+    assert repo.patch_paths(patch).required == ("café dir/café.py",)
     commit(repo.path, {"café dir/café.py": ORIGINAL.replace("line 5\n", "5\n")}, "conflict")
     assert probe_and_apply(repo, patch, "quoted.patch", skip_missing=True).state == (
         "incompatible")
@@ -92,7 +92,7 @@ def test_renamed_source_is_required(repo: Git, tmp_path: Path) -> None:
     (repo.path / "kernels.py").rename(repo.path / "kernels_rocm.py")
     patch = make_patch(repo, tmp_path, {}, "rename.patch")
     assert "rename from kernels.py" in patch.read_text()
-    assert files_required(patch.read_text()) == ["kernels.py"]
+    assert repo.patch_paths(patch).required == ("kernels.py",)
     commit(repo.path, {"kernels.py": None}, "upstream deleted the source")
     outcome = probe_and_apply(repo, patch, "rename.patch", skip_missing=False)
     assert (outcome.state, outcome.missing) == ("missing-target", ("kernels.py",))
@@ -114,7 +114,36 @@ def test_a_removed_line_that_looks_like_a_header_is_content(repo: Git, tmp_path:
     patch = make_patch(repo, tmp_path, {"kernels.py": notes.replace("-- legacy note\n", "")},
                        "drop-note.patch")
     assert "\n--- legacy note\n" in patch.read_text()
-    assert files_required(patch.read_text()) == ["kernels.py"]
+    assert repo.patch_paths(patch).required == ("kernels.py",)
     commit(repo.path, {"kernels.py": "rewritten\n" + ORIGINAL}, "the note is gone upstream")
     outcome = probe_and_apply(repo, patch, "drop-note.patch", skip_missing=True)
     assert (outcome.state, outcome.missing, outcome.tolerated) == ("incompatible", (), False)
+
+
+@pytest.mark.parametrize("prefixes", [("c/", "w/"), ("i/", "w/"), ("old/", "new/")],
+                         ids=["mnemonic-commit-worktree", "mnemonic-index-worktree", "diff-ruN"])
+def test_what_a_patch_touches_is_read_by_git_whatever_its_prefix(
+        repo: Git, tmp_path: Path, prefixes: tuple[str, str]) -> None:
+    """git's diff.mnemonicPrefix writes `w/` and `i/`, `diff -ruN old new` its directories and
+    timestamps: git reads them all (`-p1`); a header text search for `+++ b/` finds none."""
+    old, new = prefixes
+    patch = tmp_path / "prefixed.patch"
+    patch.write_text(f"--- {old}kernels.py\t2026-01-01 00:00:00.000000000 +0000\n"
+                     f"+++ {new}kernels.py\t2026-01-02 00:00:00.000000000 +0000\n"
+                     f"@@ -1,2 +1,2 @@\n line 1\n-line 2\n+LINE 2\n"
+                     f"--- /dev/null\n+++ {new}added.py\n@@ -0,0 +1 @@\n+new\n")
+    paths = repo.patch_paths(patch)
+    assert (paths.changed, paths.created, paths.required) == (
+        ("kernels.py", "added.py"), ("added.py",), ("kernels.py",))
+    assert "+++ b/" not in patch.read_text()
+
+
+def test_a_rename_inside_a_directory_is_read_in_full(repo: Git, tmp_path: Path) -> None:
+    (repo.path / "ops").mkdir()
+    commit(repo.path, {"ops/one.py": "one\n"}, "a file in a directory")
+    (repo.path / "ops" / "one.py").rename(repo.path / "ops" / "two.py")
+    patch = make_patch(repo, tmp_path, {}, "move.patch")
+    paths = repo.patch_paths(patch)  # git's summary writes `ops/{one.py => two.py}`
+    assert paths.renamed == (("ops/one.py", "ops/two.py"),)
+    assert paths.required == ("ops/one.py",)
+    assert set(paths.touched) == {"ops/one.py", "ops/two.py"}

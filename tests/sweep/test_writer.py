@@ -151,3 +151,29 @@ def test_a_token_that_cannot_write_statuses_says_how_to_go_on(
     assert ("could not write the `rocm-deps: merge guard` status on 000000000000: "
             in result.stderr)
     assert "The token needs `statuses: write` (or set `guard-status: false`" in result.stderr
+
+
+def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_one_request_in_250(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+        tmp_path: Path) -> None:
+    """The 250 open pull requests of test_sweeper, four naming something, each head with the
+    guard's status; #61 stacked on the quiet #60; #62 waiting for the open #10 (its guard
+    status kept): the guard and the stack are judged from what the sweep reads anyway, the
+    prerequisite costs its pull request's status read."""
+    for number in (10, 20, 30):
+        run_the_suite_on(cli, write_event, github, config, tmp_path, number)
+    miles = github.repository(MILES)
+    for number in (10, 20, 30, 40, 62):
+        assert merge_check(cli, write_event, github, config, number).code in (0, 1)
+    miles.pulls[61]["base"]["ref"] = "feature-60"
+    miles.pulls[62]["body"] = "Depends-On: #10\n"
+    assert merge_check(cli, write_event, github, config, 62).code == 1
+    result = sweep(cli, github, config)
+    assert result.code == 0, result.stderr
+    # 3 pages; comments and statuses of the four (15 with their dependencies and #40's
+    # pending write, as before); #62's status read.
+    assert len(github.log) == 16
+    assert sorted(line for line in github.log if "/status?" in line) == sorted(
+        f"GET /repos/{MILES}/commits/{head_of(number)}/status?per_page=100"
+        for number in (10, 20, 30, 40, 62))
+    assert guard_status(github, 62) == ("failure", "waits for #10 (open)")

@@ -69,6 +69,8 @@ def _install_reusing(context: Context, job: Job, directory: Path, reuse: compile
     if reuse.reuse:
         context.runner.info(f"{dependency.name}: compiled extensions {reuse.why}: pip runs "
                             f"with the compilers disabled")
+    if job.build_file is not None:  # a pip that stops half-way leaves no build to trust
+        job.build_file.forget(context.environment())
     try:
         editable_install(context, "pip", directory, dependency.name, dependency, job.report,
                          compiled.disabled_compilers() if reuse.reuse else {})
@@ -78,6 +80,7 @@ def _install_reusing(context: Context, job: Job, directory: Path, reuse: compile
             raise
         failed = {"pip": failure.message.split("\n", 1)[0]}
     if not failed:
+        compiled.record_build(context, job, reuse.inputs)
         return
     why = first_names([f"{path}: {problem}" for path, problem in failed.items()])
     if not reuse.reuse:
@@ -91,6 +94,7 @@ def _install_reusing(context: Context, job: Job, directory: Path, reuse: compile
     if failed:
         raise StepFailed("pip", f"{dependency.name}'s compiled extension does not load after "
                                 f"a rebuild from scratch: {first_names(list(failed))}")
+    compiled.record_build(context, job, reuse.inputs)
     job.report.compiled = (f"built (the reused extension did not work: rebuilt from scratch; "
                            f"{reuse.why})")
 

@@ -5,6 +5,7 @@ install record and reset the work tree."""
 from __future__ import annotations
 
 from rocm_deps.contract.install import LocalChanges
+from rocm_deps.install import compiled
 from rocm_deps.install.git import Git, GitError
 from rocm_deps.install.job import Context, Job, StepFailed, first_names
 from rocm_deps.install.recipe import rewritten
@@ -44,6 +45,8 @@ def _capture_image(context: Context, job: Job) -> ImageState:
         return ImageState(head, None)  # a dry run writes nothing, not even the capture
     try:
         diff = git.diff_against_head(exclude=rewritten(job.dependency.recipe))
+        # The image compiled its extensions from the tree it left: that build is trusted.
+        compiled.capture_image_build(context, job, head)
     except GitError as error:
         raise StepFailed("clean", error.message) from None
     return image_file.capture(head, diff)

@@ -82,6 +82,69 @@ FETCHED_REF = "refs/rocm-deps/fetched"
 FILTER_IGNORED = "filtering not recognized by server"
 
 
+@dataclass(frozen=True)
+class PatchPaths:
+    """What a patch touches, as git reads it."""
+
+    changed: tuple[str, ...]  # every path it writes: a rename's new name, a created file
+    created: tuple[str, ...]
+    renamed: tuple[tuple[str, str], ...]  # (old, new)
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        """Every path whose content the patch decides: what it writes, and what it moves."""
+        return tuple(dict.fromkeys([*self.changed, *(old for old, _ in self.renamed)]))
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """What must exist before it applies: what it changes but does not create, and the
+        old name of each rename."""
+        new_names = {new for _, new in self.renamed}
+        return tuple(dict.fromkeys([*(path for path in self.changed if path not in self.created
+                                      and path not in new_names),
+                                    *(old for old, _ in self.renamed)]))
+
+    @classmethod
+    def of(cls, numstat: str, summary: str) -> PatchPaths:
+        """From `git apply --numstat -z` (`added TAB deleted TAB path NUL`; a rename may give
+        `added TAB deleted TAB NUL old NUL new NUL`) and `git apply --summary` (` create mode
+        100644 path`, ` rename dir/{old => new} (100%)`)."""
+        fields, changed = numstat.split("\0"), []
+        index = 0
+        while index < len(fields):
+            entry = fields[index]
+            index += 1
+            if entry.count("\t") < 2:
+                continue
+            path = entry.split("\t", 2)[2]
+            if not path and index + 1 < len(fields):  # a rename: old, then new
+                path, index = fields[index + 1], index + 2
+            changed.append(path)
+        created, renamed = [], []
+        for line in summary.splitlines():
+            words = line.strip().split(" ")
+            if words[0] == "create" and len(words) >= 2:
+                created.append(" ".join(words[3:] if words[1] == "mode" else words[1:]))
+            elif words[0] in ("rename", "copy"):
+                moved = _moved(line.strip()[len(words[0]) + 1:].rsplit(" (", 1)[0])
+                if moved is not None and words[0] == "rename":
+                    renamed.append(moved)
+        return cls(tuple(changed), tuple(created), tuple(renamed))
+
+
+def _moved(text: str) -> tuple[str, str] | None:
+    """`old => new`, or git's short form `dir/{old => new}/rest`, as (old, new)."""
+    opening, closing = text.find("{"), text.rfind("}")
+    if 0 <= opening < closing and " => " in text[opening:closing]:
+        old, new = text[opening + 1:closing].split(" => ", 1)
+        head, tail = text[:opening], text[closing + 1:]
+        return (head + old + tail).replace("//", "/"), (head + new + tail).replace("//", "/")
+    if " => " in text:
+        old, new = text.split(" => ", 1)
+        return old, new
+    return None
+
+
 class GitError(Exception):
     def __init__(self, message: str, result: Result | None = None) -> None:
         super().__init__(message)
@@ -274,6 +337,17 @@ class Git:
         """A dry run's view of the probe and the apply."""
         self.change(*_apply_args(patch, check=True, reverse=False))
         self.apply(patch)
+
+    def patch_paths(self, patch: Path) -> PatchPaths:
+        """Which paths `patch` writes and which it needs, as git reads the patch (`git apply
+        --numstat -z` and `--summary`): any prefix (`a/`, `w/`, `diff -ruN`'s directories),
+        renames, binary hunks. Never the header text."""
+        numstat = self.run("apply", "--numstat", "-z", str(patch), echo=False)
+        summary = self.run("apply", "--summary", str(patch), echo=False)
+        if not (numstat.ok and summary.ok):
+            raise GitError(f"git cannot read the patch {patch.name}: "
+                           f"{(numstat.stderr or summary.stderr).strip()[-300:]}")
+        return PatchPaths.of(numstat.stdout, summary.stdout)
 
     def rejected_hunks(self, patch: Path) -> str:
         """git's explanation of why `patch` does not apply."""

@@ -11,14 +11,16 @@ The reinstall is what makes a pull request that keeps the version (nearly every 
 installed at all: pip keeps a same-version install whatever commit the URL names. pip
 replaces the installed version only after a build that succeeded, so a failed fetch or build
 leaves the previous install in place. Verified after, in one question to the interpreter:
-pip's record names the commit, every installed Python file of the distribution that the
-commit's tree holds has that file's content (a git blob hash each), and the top-level
-modules import from the install. Up to date, with no fetch and no pip, when the interpreter
-already records the wanted commit.
+pip's record names the commit, every installed file of the distribution that the commit's
+tree holds has that file's content (a git blob hash each; not only Python files), and the
+top-level modules import from the install. **Up to date is verified**, every time, by that
+same check against the commit's tree (fetched, no pip): a record that names the commit while
+a file was edited since installs again, saying which files differ.
 
-The image's install (what the interpreter recorded before this tool first replaced it) is
-kept in a state file of the interpreter's environment, so a run that names nothing returns
-it there, as the clones are returned to theirs.
+The image's install (what the interpreter recorded, and each of its files' blobs, when this
+tool first met it) is kept in a state file of the interpreter's environment, so a run that
+names nothing returns it there, as the clones are returned to theirs, and finds it when its
+files changed since.
 """
 
 from __future__ import annotations
@@ -76,11 +78,17 @@ import hashlib, importlib
 blobs, tops = {}, set()
 for file in found.files or ():
     path = str(file)
-    if not path.endswith(".py") or ".dist-info/" in path or path.startswith(".."):
+    if (".dist-info/" in path or path.startswith("..") or "__pycache__/" in path
+            or path.endswith(".pyc")):
         continue
-    data = found.locate_file(file).read_bytes()
+    try:
+        data = found.locate_file(file).read_bytes()
+    except OSError:
+        blobs[path] = "missing"
+        continue
     blobs[path] = hashlib.sha1(b"blob %d\\0" % len(data) + data).hexdigest()
-    tops.add(path.split("/", 1)[0].removesuffix(".py"))
+    if path.endswith(".py"):
+        tops.add(path.split("/", 1)[0].removesuffix(".py"))
 imported = {}
 for top in sorted(tops):
     try:
@@ -121,27 +129,35 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
             context.runner.info(f"{dependency.name}: not named, and the interpreter has no "
                                 f"{dependency.distribution}: nothing to keep")
             return
-        if image is None or current == image:  # never replaced by this tool, or returned
-            report.state, report.commit = IMAGE, current.commit if current else None
-            report.version = current.version if current else None
-            context.runner.info(f"{dependency.name}: not named; the interpreter holds the "
-                                f"image's install ({_described(current)})")
-            return
-        if image.commit is None:
-            raise StepFailed("check", f"{dependency.name} is not named, and an earlier run "
-                                      f"replaced the image's install ({_described(image)}), "
-                                      f"which recorded no commit to return to: the "
-                                      f"interpreter holds {_described(current)}. Use a fresh "
-                                      f"container")
+        if image is None or current == image:
+            differ = _image_kept(context, dependency, state, current)
+            if not differ:
+                report.state, report.commit = IMAGE, current.commit if current else None
+                report.version = current.version if current else None
+                context.runner.info(f"{dependency.name}: not named; the interpreter holds the "
+                                    f"image's install ({_described(current)}), its files as "
+                                    f"they were when rocm-deps first met it")
+                return
+            image = state.image()
+            assert image is not None
+            context.runner.warning(f"{dependency.name}: not named, and the interpreter records "
+                                   f"the image's install, but {differ}: returning it to the "
+                                   f"image's commit", title=f"rocm-deps: {dependency.name} "
+                                                            f"install changed")
+        if image is None or image.commit is None:
+            raise StepFailed("check", f"{dependency.name} is not named, and the image's "
+                                      f"install ({_described(image)}) recorded no commit to "
+                                      f"return to: the interpreter holds "
+                                      f"{_described(current)}. Use a fresh container")
         url, target = image.url or dependency.url, image.commit
         wanted: str | None = image.commit
         report.ref = report.sha = target
     else:
         url, target, wanted = dependency.url, override.sha or override.ref, override.sha
-    if wanted is not None and current is not None and current.commit == wanted:
-        _up_to_date(context, dependency, current, report)
-        return
     if context.dry_run:
+        if wanted is not None and current is not None and current.commit == wanted:
+            context.runner.info(f"{dependency.name}: the interpreter records {wanted}; a run "
+                                f"checks its files against the commit's tree")
         context.runner.echo_command(("git", "fetch", url, target), dry_run=True)
         if dependency.build_isolation == "auto":
             context.runner.info(f"{dependency.name}: whether the build needs isolation is "
@@ -156,25 +172,52 @@ def install(context: Context, dependency: DependencyConfig, override: Override |
         git = Git(directory, context.runner, context.settings.environ)
         with timed(report, "fetch"):
             commit = _fetch(context, dependency, git, url, target, wanted, report)
-        if current is not None and current.commit == commit:
-            _up_to_date(context, dependency, current, report)
-            return
-        if image is None:  # before the first change: what the image had
-            state.save_image(current)
         tree = _tree(git, commit)
+        if current is not None and current.commit == commit:
+            # Up to date is verified: the same check as after a fresh install, every time.
+            problems = _not_the_commits(_inspect(context, dependency), commit, tree)
+            if not problems:
+                _up_to_date(context, dependency, current, report)
+                return
+            context.runner.warning(f"{dependency.name}: the interpreter records {commit}, but "
+                                   f"{'; '.join(problems)}: installing it again",
+                                   title=f"rocm-deps: {dependency.name} install changed")
+        if image is None:  # before the first change: what the image had
+            state.save_image(current, _inspect(context, dependency).blobs)
         isolated = _isolated(context, dependency, git, url, commit, tree, report)
         with timed(report, "pip"):
             _pip_install(context, dependency, url, commit, current, isolated)
         after = _verify(context, dependency, commit, tree)
-        report.commit, report.version = commit, after.version
+        assert after.record is not None
+        report.commit, report.version = commit, after.record.version
         report.state = RESTORED if override is None else INSTALLED
         if override is None:
+            # What the image's install is from now on: its commit as pip installs it (edits
+            # the image made to its files, if any, are gone with the reinstall).
+            state.save_image(state.image() or after.record, after.blobs)
             context.runner.warning(f"{dependency.name}: not named, but an earlier run had "
                                    f"installed another commit: returned the interpreter to "
                                    f"the image's install at {commit}",
                                    title=f"rocm-deps: {dependency.name} restored")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _image_kept(context: Context, dependency: DependencyConfig, state: _State,
+                current: Installed | None) -> str:
+    """Whether the image's install is as rocm-deps first met it: "" when it is (the first
+    time, what it is now is captured), else what differs."""
+    if context.dry_run or current is None:
+        return ""
+    inspected = _inspect(context, dependency)
+    captured = state.image_files()
+    if captured is None:  # the first meeting: the image's files as they are
+        state.save_image(current, inspected.blobs)
+        return ""
+    differ = sorted(path for path in {*captured, *inspected.blobs}
+                    if captured.get(path) != inspected.blobs.get(path))
+    return (f"{len(differ)} installed file(s) differ from the image's ({first_names(differ)})"
+            if differ else "")
 
 
 def recorded(context: Context, distribution: str) -> Installed | None:
@@ -216,7 +259,7 @@ def _up_to_date(context: Context, dependency: DependencyConfig, current: Install
                 report: DependencyReport) -> None:
     report.state, report.commit, report.version = UP_TO_DATE, current.commit, current.version
     context.runner.info(f"{dependency.name} is up to date: the interpreter records "
-                        f"{current.commit}; nothing to do")
+                        f"{current.commit}, and its files are that commit's; nothing to do")
 
 
 def _fetch(context: Context, dependency: DependencyConfig, git: Git, url: str, target: str,
@@ -284,11 +327,18 @@ def _pip_install(context: Context, dependency: DependencyConfig, url: str, commi
                                 f"the interpreter still holds {_described(current)}")
 
 
-def _verify(context: Context, dependency: DependencyConfig, commit: str,
-            tree: dict[str, str]) -> Installed:
-    """What the interpreter now has is the commit: pip's record names it, each installed
-    Python file of the distribution that the commit's tree holds (under the package's source
-    root) has that file's blob, and its top-level modules import from the install."""
+@dataclass(frozen=True)
+class Inspected:
+    """What the interpreter has of the distribution, in one question: its record, the git
+    blob hash of each installed file (by its path in the distribution) and where each
+    top-level module imports from (`error: ...` when it does not)."""
+
+    record: Installed | None
+    blobs: dict[str, str]
+    imported: dict[str, str]
+
+
+def _inspect(context: Context, dependency: DependencyConfig) -> Inspected:
     assert dependency.distribution is not None
     python = context.settings.python
     result = process.run((python, "-I", "-c", FILES_PROBE, dependency.distribution),
@@ -301,36 +351,56 @@ def _verify(context: Context, dependency: DependencyConfig, commit: str,
     try:  # null: the distribution is gone
         found = json.loads(result.stdout.strip() or "null") or {
             "record": None, "blobs": {}, "imported": {}}
-        after = _installed(found["record"]) if found["record"] is not None else None
-        blobs, imported = dict(found["blobs"]), dict(found["imported"])
+        record = _installed(found["record"]) if found["record"] is not None else None
+        blobs = {str(path): str(blob) for path, blob in dict(found["blobs"]).items()}
+        imported = {str(top): str(where) for top, where in dict(found["imported"]).items()}
     except (ValueError, TypeError, KeyError, AttributeError):
         raise unreadable from None
-    if after is None or after.commit != commit:
-        raise StepFailed("verify", f"pip reported success, but {python} records "
-                                   f"{_described(after)} for {dependency.distribution}, "
-                                   f"not {commit}")
+    return Inspected(record, blobs, imported)
+
+
+def _not_the_commits(inspected: Inspected, commit: str, tree: dict[str, str]) -> list[str]:
+    """Why what the interpreter has is not `commit`'s: its record names another commit, an
+    installed file the commit's tree holds (under the package's source root) has other
+    content, a top-level module does not import. Empty: it is the commit's."""
+    if inspected.record is None or inspected.record.commit != commit:
+        return [f"it records {_described(inspected.record)}, not {commit}"]
+    blobs = inspected.blobs
     root = next((prefix for path in blobs for prefix in ("", "src/")
                  if f"{prefix}{path}" in tree), None)
     if root is None:
-        raise StepFailed("verify", f"none of the {len(blobs)} Python files {python} has of "
-                                   f"{dependency.distribution} is a file of {commit}: the "
-                                   f"install cannot be confirmed to be that commit's")
+        return [f"none of the {len(blobs)} files it has is a file of {commit}, so the install "
+                f"cannot be confirmed to be that commit's"]
     differ = sorted(path for path, blob in blobs.items()
                     if f"{root}{path}" in tree and tree[f"{root}{path}"] != blob)
-    broken = {top: where for top, where in imported.items() if where.startswith("error: ")}
-    if differ or broken:
-        raise StepFailed("verify", f"pip recorded {commit}, but what {python} imports of "
-                                   f"{dependency.distribution} is not that commit's: "
-                                   + "; ".join(filter(None, (
-                                       f"{len(differ)} file(s) differ ({first_names(differ)})"
-                                       if differ else "",
-                                       *(f"`import {top}` failed: {where[7:]}"
-                                         for top, where in broken.items())))))
-    matched = sum(1 for path in blobs if f"{root}{path}" in tree)
-    context.runner.info(f"{dependency.name}: {matched} installed file(s) are {commit[:12]}'s, "
-                        f"and {', '.join(sorted(imported)) or 'nothing'} imports from the "
-                        f"install")
-    return after
+    broken = {top: where for top, where in inspected.imported.items()
+              if where.startswith("error: ")}
+    return [*([f"{len(differ)} installed file(s) differ from the commit's "
+               f"({first_names(differ)})"] if differ else []),
+            *(f"`import {top}` failed: {where[7:]}" for top, where in broken.items())]
+
+
+def _matched(inspected: Inspected, tree: dict[str, str]) -> int:
+    return sum(1 for path in inspected.blobs if path in tree or f"src/{path}" in tree)
+
+
+def _verify(context: Context, dependency: DependencyConfig, commit: str,
+            tree: dict[str, str]) -> Inspected:
+    """After pip: what the interpreter now has is the commit (`_not_the_commits` finds
+    nothing), or the step fails."""
+    python = context.settings.python
+    inspected = _inspect(context, dependency)
+    problems = _not_the_commits(inspected, commit, tree)
+    if problems:
+        raise StepFailed("verify", f"pip reported success, but what {python} has of "
+                                   f"{dependency.distribution} is not {commit}'s: "
+                                   + "; ".join(problems))
+    assert inspected.record is not None
+    context.runner.info(f"{dependency.name}: {_matched(inspected, tree)} installed file(s) are "
+                        f"{commit[:12]}'s, and "
+                        f"{', '.join(sorted(inspected.imported)) or 'nothing'} imports from "
+                        f"the install")
+    return inspected
 
 
 def _tree(git: Git, commit: str) -> dict[str, str]:
@@ -366,9 +436,23 @@ class _State:
         image = document.get("image") if isinstance(document, dict) else None
         return _installed(image) if isinstance(image, dict) else None
 
-    def save_image(self, installed: Installed | None) -> None:
+    def image_files(self) -> dict[str, str] | None:
+        """The image's installed files (path -> blob) when rocm-deps first met them; None when
+        they were not captured."""
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        files = document.get("files") if isinstance(document, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(value, str)
+                                                  for value in files.values()):
+            return None
+        return {str(path): value for path, value in files.items()}
+
+    def save_image(self, installed: Installed | None, files: dict[str, str]) -> None:
         if self.dry_run:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps({"image": (installed or Installed(None, None, None))
-                                         .to_json()}) + "\n", encoding="utf-8")
+                                         .to_json(), "files": files}) + "\n",
+                             encoding="utf-8")

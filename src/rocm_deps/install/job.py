@@ -20,9 +20,9 @@ from rocm_deps.contract.overrides import Override
 from rocm_deps.environment import pip_environment
 from rocm_deps.install.git import Git, RetryPolicy
 from rocm_deps.install.record import (
+    BuildFile,
     ImageState,
     ImageStateFile,
-    Record,
     RecordFile,
     Request,
     sha256_of,
@@ -103,10 +103,10 @@ class Job:
     # Not named: the install returns the clone and the interpreter to the image's copy, the
     # image's commit with the image's own edits (and none of the configured patches).
     restoring: bool = False
-    # What the clone held when this install began (before `clean` forgets the record): the
-    # last install the tool recorded, and whether the tool had never touched the clone.
-    previous: Record | None = None
-    untouched: bool = False
+
+    @property
+    def build_file(self) -> BuildFile | None:
+        return BuildFile(self.record.path.parent) if self.record else None
 
     @property
     def image_file(self) -> ImageStateFile | None:

@@ -2,14 +2,14 @@
 five outcomes.
 
 `applied`, `already-present`, `missing-target`, `ambiguous`, `incompatible`. The probe uses
-real `git apply --check` in both directions; the file list comes from the patch text. When a
+real `git apply --check` in both directions; the files a patch needs come from git's own
+reading of it (`Git.patch_paths`), whatever its path prefix. When a
 later patch fails, the earlier ones of this run are reverted: a clone is never left
 half-patched.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from rocm_deps.config import DependencyConfig
@@ -28,67 +28,6 @@ from rocm_deps.install.git import Git, GitError
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed
 from rocm_deps.install.record import sha256_of
 
-_HUNK = re.compile(r"@@ -[0-9]+(?:,([0-9]+))? \+[0-9]+(?:,([0-9]+))? @@")
-
-
-def files_required(patch_text: str) -> list[str]:
-    """Paths the patch expects to exist before it applies (modified, deleted, renamed from),
-    read from its headers the way git reads them: a hunk's lines are skipped by the counts in
-    its `@@` line, so a removed content line such as `-- note` is never taken for a header."""
-    required: list[str] = []
-    lines = patch_text.splitlines()
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
-        hunk = _HUNK.match(line)
-        if hunk:
-            old = int(hunk.group(1) or 1)
-            new = int(hunk.group(2) or 1)
-            while index < len(lines) and (old > 0 or new > 0):
-                kind = lines[index][:1]
-                old -= kind in (" ", "-", "")
-                new -= kind in (" ", "+", "")
-                index += 1
-            continue
-        path = None
-        if line.startswith("--- "):
-            path = _strip_prefix(line[4:].split("\t")[0].strip())
-        elif line.startswith(("rename from ", "copy from ")):
-            path = _unquote(line.split(" ", 2)[2].strip())
-        if path and path != "/dev/null" and path not in required:
-            required.append(path)
-    return required
-
-
-def _strip_prefix(path: str) -> str:
-    unquoted = _unquote(path)
-    return unquoted[2:] if unquoted.startswith(("a/", "b/")) else unquoted
-
-
-_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
-            ord("r"): 13, ord('"'): 34, ord("\\"): 92}
-
-
-def _unquote(path: str) -> str:
-    """A path as git writes it in a patch header: C-quoted (octal escapes for the bytes of
-    UTF-8 names) when it holds special or non-ASCII characters."""
-    if len(path) < 2 or path[0] != '"' or path[-1] != '"':
-        return path
-    raw, result, index = path[1:-1].encode("utf-8"), bytearray(), 0
-    while index < len(raw):
-        byte = raw[index]
-        if byte != ord("\\") or index + 1 == len(raw):
-            result.append(byte)
-            index += 1
-        elif raw[index + 1:index + 4].isdigit():
-            result.append(int(raw[index + 1:index + 4], 8) & 0xFF)
-            index += 4
-        else:
-            result.append(_ESCAPES.get(raw[index + 1], raw[index + 1]))
-            index += 2
-    return result.decode("utf-8", "surrogateescape")
-
 
 def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) -> PatchOutcome:
     """Probe `patch` against the checked-out tree and apply it when that is the outcome."""
@@ -105,8 +44,11 @@ def probe_and_apply(git: Git, patch: Path, label: str, *, skip_missing: bool) ->
         return PatchOutcome(label, APPLIED, digest)
     if reverse:
         return PatchOutcome(label, ALREADY_PRESENT, digest)
-    text = patch.read_text(encoding="utf-8", errors="replace")
-    missing = tuple(name for name in files_required(text) if not (git.path / name).exists())
+    try:
+        required = git.patch_paths(patch).required
+    except GitError:
+        required = ()  # git cannot read it: incompatible, with git's own words below
+    missing = tuple(name for name in required if not (git.path / name).exists())
     if missing:
         return PatchOutcome(label, MISSING_TARGET, digest, missing, tolerated=skip_missing)
     return PatchOutcome(label, INCOMPATIBLE, digest, rejected=git.rejected_hunks(patch))

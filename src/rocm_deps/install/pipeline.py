@@ -35,7 +35,7 @@ from rocm_deps.contract.install import (
     WorkspaceState,
 )
 from rocm_deps.contract.overrides import Override
-from rocm_deps.install import build, checkout, clean, git_package, patches, recipe
+from rocm_deps.install import build, checkout, clean, compiled, git_package, patches, recipe
 from rocm_deps.install.git import Git, Layout
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed, timed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
@@ -136,11 +136,10 @@ class Installer:
         image_file = job.image_file
         assert image_file is not None
         job.image = image_file.load()
-        job.untouched = job.image is None
         job.report.image_commit = job.image.commit if job.image else None
         if job.restoring and not self._towards_the_image(job):
             return
-        record = job.previous = job.record.load()
+        record = job.record.load()
         if self._up_to_date(job, record):
             assert record is not None
             self._skip(job, record)
@@ -257,8 +256,19 @@ class Installer:
             return False  # the ref moved since the last install (or cannot be read)
         if tree_fingerprint(git) != record.fingerprint:
             return False
+        if not self._extensions_as_built(job):
+            return False
         return all(git.try_apply_check(patch.path, reverse=True, echo=False)
                    for patch in job.patches if patch.label in record.present_patches)
+
+    def _extensions_as_built(self, job: Job) -> bool:
+        """With `compile-inputs`: every extension file is the one the recorded build left
+        (git ignores them, so the tree's fingerprint cannot see one rebuilt elsewhere)."""
+        if not job.dependency.compile_inputs or job.build_file is None:
+            return True
+        build = job.build_file.load(self.context.environment())
+        files = compiled.extension_files(self.context, job)[1]
+        return build is not None and compiled.file_hashes(job, files) == build.files
 
     def install_workspace(self, report: InstallReport) -> WorkspaceState:
         if all(dep.state in UNCHANGED for dep in report.dependencies.values()):

@@ -135,6 +135,64 @@ class ImageStateFile:
         return ImageState(commit, self.changes if diff else None)
 
 
+BUILD_NAME = "rocm-deps-build.json"
+
+
+@dataclass(frozen=True)
+class Build:
+    """What the clone's compiled extension files were built from, for one interpreter
+    environment (install/compiled.py): the commit, each `compile-inputs` file as it was on
+    disk then (patches applied: path -> sha256, `""` for one that did not exist), and each
+    extension file's own hash as the build left it."""
+
+    commit: str
+    inputs: dict[str, str]
+    files: dict[str, str]  # path relative to the clone -> sha256
+
+
+class BuildFile:
+    """The builds the tool knows of, by interpreter environment, in the clone's git
+    directory (never in the work tree)."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.path = git_dir / BUILD_NAME
+
+    def _all(self) -> dict[str, Any]:
+        try:
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return document if isinstance(document, dict) else {}
+
+    def load(self, environment: str) -> Build | None:
+        """The build for `environment`; None when none is known or it cannot be read."""
+        entry = self._all().get(environment)
+        if not isinstance(entry, dict):
+            return None
+        try:
+            build = Build(str(entry["commit"]), dict(entry["inputs"]), dict(entry["files"]))
+        except (TypeError, KeyError, ValueError):
+            return None
+        if not all(isinstance(value, str) for value in (*build.inputs.values(),
+                                                        *build.files.values())):
+            return None
+        return build
+
+    def save(self, environment: str, build: Build) -> None:
+        document = self._all()
+        document[environment] = {"commit": build.commit, "inputs": build.inputs,
+                                 "files": build.files}
+        self.path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n",
+                             encoding="utf-8")
+
+    def forget(self, environment: str) -> None:
+        """Before pip runs: a build that stops half-way must not be trusted after."""
+        document = self._all()
+        if document.pop(environment, None) is not None:
+            self.path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n",
+                                 encoding="utf-8")
+
+
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
