@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.github_html import body_html
+
 PREFIX = "/api/v3"
 
 
@@ -156,6 +158,7 @@ class FakeGitHub:
         self.statuses_forbidden = False  # a token without `statuses: write`
         self.declare_length = True  # False: no Content-Length, the answer ends with the connection
         self.release = threading.Event()
+        self.full_json_requests = 0  # requests that asked for GitHub's rendering too
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
@@ -197,7 +200,8 @@ class FakeGitHub:
                 length = int(self.headers.get("Content-Length") or 0)
                 sent = json.loads(self.rfile.read(length)) if length else None
                 status, payload, headers = fake.answer(self.path, len(fake.requests),
-                                                       self.command, sent)
+                                                       self.command, sent,
+                                                       self.headers.get("Accept", ""))
                 if status == 0:
                     fake.release.wait(fake.hang_seconds)  # hang past the client's timeout
                     return
@@ -230,8 +234,28 @@ class FakeGitHub:
 
         return Handler
 
-    def answer(self, path: str, count: int, method: str = "GET",
-               sent: Any = None) -> tuple[int, Any, dict[str, str]]:
+    def answer(self, path: str, count: int, method: str = "GET", sent: Any = None,
+               accept: str = "") -> tuple[int, Any, dict[str, str]]:
+        status, payload, headers = self._answer(path, count, method, sent)
+        if status == 200 and "full+json" in accept and "/pulls" in path:
+            # GitHub's rendering of each description, in the same answer (full+json).
+            repository = "/".join(urllib.parse.urlsplit(path).path.removeprefix(
+                PREFIX).strip("/").split("/")[1:3])
+            name = self.repository(repository).full_name
+
+            def rendered(pull: Any) -> Any:
+                if not isinstance(pull, dict) or "body" not in pull:
+                    return pull
+                return {**pull, "body_html": pull.get("body_html_as_given")
+                        or body_html(pull["body"], name)}
+
+            payload = ([rendered(pull) for pull in payload] if isinstance(payload, list)
+                       else rendered(payload))
+        self.full_json_requests += "full+json" in accept
+        return status, payload, headers
+
+    def _answer(self, path: str, count: int, method: str = "GET",
+                sent: Any = None) -> tuple[int, Any, dict[str, str]]:
         if self.hang_seconds:
             return 0, None, {}
         if count <= self.fail_first:

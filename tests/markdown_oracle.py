@@ -4,7 +4,7 @@ cmark-gfm (the `cmarkgfm` package) turns the body into HTML with GitHub's option
 (`render`), raw HTML passed through as GitHub passes it to its sanitizer; then the HTML is read as a browser reads it: an HTML
 tokenizer written from the WHATWG rules for comments (`<!-->`, `<!--->`, `--!>`), bogus
 comments (`<?`, `<!x`, `</1`) and tags with quoted attributes. Text inside `<code>` or
-`<pre>` is code, not text. This module is deliberately independent of rocm_deps.grammar.markdown:
+`<pre>` is code, not text. This module is deliberately independent of rocm_deps.page:
 it is the oracle that module is held against.
 """
 

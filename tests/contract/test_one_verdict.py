@@ -133,7 +133,7 @@ SCENARIOS = {
                                             guard_why="`ci-sglng-pr` is not a known directive"),
     "shown-as-code-only": Scenario("ci-sglang-pr: #102", "```\nci-sglang-pr: #102\n```",
                                    state="failure", why="the description has 1 error",
-                                   guard_why="GitHub shows this inside a fenced code block"),
+                                   guard_why="GitHub shows this inside a code block"),
     "commit-of-the-pull-request": Scenario(
         f"ci-sglang-pr: https://github.com/sgl-project/sglang/pull/102/commits/{H101}",
         f"ci-sglang-pr: {H101}", during=True),

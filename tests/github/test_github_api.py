@@ -268,8 +268,9 @@ def test_an_answer_just_under_the_size_limit_is_read(
     from rocm_deps.github.api import MAX_RESPONSE_BYTES
 
     sha = "b" * 40
+    # The description twice (`body`, and `body_html` with it), just under the limit.
     github.repository("sgl-project/sglang").add_pull(30421, sha, body="y" * (
-        MAX_RESPONSE_BYTES - 4096))
+        MAX_RESPONSE_BYTES // 2 - 4096))
     github.declare_length = False
     result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 0, result.stderr

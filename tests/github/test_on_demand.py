@@ -26,18 +26,26 @@ def pins(text: str) -> list[str]:
 
 
 def test_the_locked_requirements_pin_what_constraints_pins() -> None:
-    locked = on_demand.REQUIREMENTS.read_text()
-    assert pins(locked) == pins((ROOT / "constraints.txt").read_text())
-    # Every requirement carries hashes (pip --require-hashes refuses any that does not).
-    blocks = re.split(r"\n(?=[A-Za-z])", locked.split("\n\n", 1)[1].strip())
-    assert all("--hash=sha256:" in block for block in blocks) and len(blocks) == len(
-        pins(locked))
+    github = pins(on_demand.REQUIREMENTS.read_text())
+    render = pins(on_demand.RENDER_REQUIREMENTS.read_text())
+    constraints = pins((ROOT / "constraints.txt").read_text())
+    assert sorted({*github, *render}) == sorted(constraints)
+    assert render == ["cffi==2.1.1", "cmarkgfm==2025.10.22", "pycparser==3.11"]
+    assert "cmarkgfm==2025.10.22" not in github  # a token's step needs GitHub's HTML only
+    for locked in (on_demand.REQUIREMENTS.read_text(),
+                   on_demand.RENDER_REQUIREMENTS.read_text()):
+        # Every requirement carries hashes (pip --require-hashes refuses any that does not).
+        blocks = re.split(r"\n(?=[A-Za-z])", locked.split("\n\n", 1)[1].strip())
+        assert all("--hash=sha256:" in block for block in blocks) and len(blocks) == len(
+            pins(locked))
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
     with FakeGitHub() as fake:
         fake.repository("sgl-project/sglang").add_pull(30421, HEAD)
+        # The pull request's description now, read with GitHub's rendering of it.
+        fake.repository("radixark/miles").add_pull(42, "4" * 40, body="ci-sglang-pr: #30421")
         yield fake
 
 
@@ -53,7 +61,7 @@ def bare_resolve(event: str, github: FakeGitHub, runner_temp: Path, path: Path,
     return subprocess.run(
         [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
          "--event-name", "pull_request", "--event-path", event, "--github-token-env",
-         "TEST_TOKEN", "--format", "json", "--body-source", "event"],
+         "TEST_TOKEN", "--format", "json"],
         capture_output=True, text=True, timeout=600,
         env={**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_API_URL": github.url,
              "TEST_TOKEN": TOKEN, "PATH": str(path), "UV_CACHE_DIR": str(tmp_path_of(runner_temp)),
@@ -75,7 +83,7 @@ def test_a_token_installs_pygithub_fresh_for_each_step_and_imports_it_from_there
         (path / "uv").symlink_to(str(uv))
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
-    event = write_event("ci-sglang-pr: #30421")
+    event = write_event("ci-sglang-pr: #30421", repository="radixark/miles")
     steps = [bare_resolve(event, github, runner_temp, path) for _ in range(2)]
     directories = []
     for step in steps:
@@ -91,24 +99,51 @@ def test_a_token_installs_pygithub_fresh_for_each_step_and_imports_it_from_there
                                  else f"+ {sys.executable} -I -m pip install")
         assert echoed.endswith(f"--require-hashes --no-deps -r {on_demand.REQUIREMENTS}")
         assert TOKEN not in step.stdout
+        # GitHub's own HTML came with the description: nothing else is installed.
+        assert "installing cmarkgfm" not in step.stderr
     assert directories[0] != directories[1]  # nothing reused: each step its own install
     assert all(Path(directory).parent == runner_temp for directory in directories)
     assert list(runner_temp.glob(f"{on_demand.PREFIX}*")) == []  # removed when the step ends
 
 
-def test_without_a_token_nothing_is_installed(tmp_path: Path, write_event: EventWriter) -> None:
+def test_without_a_token_only_githubs_engine_is_installed(tmp_path: Path,
+                                                          write_event: EventWriter) -> None:
+    """The payload's description is rendered here: cmarkgfm is installed for the step (hash
+    checked, a new private directory), PyGithub is not."""
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
     script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
               "code = main(sys.argv[2:]); print(sorted(m for m in sys.modules if m.split('.')[0] "
-              "in ('github', 'requests', 'regex', 'tomli', 'urllib3'))); raise SystemExit(code)")
+              "in ('github', 'requests', 'regex', 'tomli', 'urllib3', 'cmarkgfm') and '.' not "
+              "in m)); raise SystemExit(code)")
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
          "--event-name", "pull_request", "--event-path", write_event("ci-sglang-pr: #1")],
-        capture_output=True, text=True, env={**os.environ, "RUNNER_TEMP": str(runner_temp)})
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "RUNNER_TEMP": str(runner_temp)})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
-    assert list(runner_temp.iterdir()) == []
+    assert result.stdout.strip().splitlines()[-1] == "['cmarkgfm']"
+    assert "sglang: refs/pull/1/head" in result.stdout
+    [line] = [line for line in result.stderr.splitlines() if "installing cmarkgfm" in line]
+    assert f"into {runner_temp}/{on_demand.PREFIX}" in line
+    assert f"-r {on_demand.RENDER_REQUIREMENTS}" in result.stderr
+    assert list(runner_temp.iterdir()) == []  # removed when the step ends
+
+
+def test_a_body_without_directives_costs_no_install(tmp_path: Path,
+                                                    write_event: EventWriter) -> None:
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from rocm_deps.cli import main; "
+              "raise SystemExit(main(sys.argv[2:]))")
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(ROOT / "src"), "resolve",
+         "--event-name", "workflow_dispatch", "--event-path",
+         write_event(payload={"inputs": {"ci_sglang_pr": "#1"}})],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "RUNNER_TEMP": str(runner_temp)})
+    assert result.returncode == 0, result.stderr
+    assert "installing" not in result.stderr
 
 
 def test_a_runner_temp_others_can_write_falls_back_to_the_temporary_directory(
@@ -118,7 +153,7 @@ def test_a_runner_temp_others_can_write_falls_back_to_the_temporary_directory(
     runner_temp.chmod(0o777)  # not sticky: anyone could rename our directory away
     own_temp.mkdir(mode=0o700)
     (tmp_path / "bin").mkdir()
-    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
+    result = bare_resolve(write_event("ci-sglang-pr: #30421", repository="radixark/miles"), github, runner_temp,
                           tmp_path / "bin", tmpdir=own_temp)
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"installing PyGithub (pinned, hash-checked) into {own_temp}/{on_demand.PREFIX}" in (
@@ -134,7 +169,7 @@ def test_no_directory_only_this_user_controls_is_an_error(
     runner_temp.mkdir(parents=True, mode=0o700)
     open_dir.chmod(0o777)
     (tmp_path / "bin").mkdir()
-    result = bare_resolve(write_event("ci-sglang-pr: #30421"), github, runner_temp,
+    result = bare_resolve(write_event("ci-sglang-pr: #30421", repository="radixark/miles"), github, runner_temp,
                           tmp_path / "bin", tmpdir=runner_temp)
     assert result.returncode == 1, result.stderr[-2000:]
     assert (f"refusing to install PyGithub: {open_dir} above it can be written by other users "

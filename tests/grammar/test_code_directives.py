@@ -39,7 +39,7 @@ def test_a_directive_alone_in_a_text_block_fails_the_resolve_naming_line_and_blo
     errors = [line for line in result.stderr.splitlines() if line.startswith("::error")]
     assert errors == [
         "::error title=rocm-deps%3A directive shown as code,line=6::line 6: `ci-megatron-pr: "
-        "#84` — GitHub shows this inside a fenced code block that opens on line 5, so it is "
+        "#84` — GitHub shows this inside a code block (fenced, indented or `<pre>`), so it is "
         "not applied and megatron would stay at the image's copy; to apply it, write "
         "`ci-megatron-pr: #84` on a line of its own outside code (after a blank line), or "
         "delete it"]
@@ -77,8 +77,8 @@ def test_a_dispatch_input_makes_the_code_line_an_example(cli: Cli,
                  "--input", "ci_megatron_pr=#84")
     assert result.code == 0, result.stderr
     assert result.outputs["megatron_ref"] == "refs/pull/84/head"
-    assert "::notice title=rocm-deps::line 6: `ci-megatron-pr: #84` is shown inside a fenced " \
-           "code block that opens on line 5: an example, not applied" in result.stderr
+    assert "::notice title=rocm-deps::line 6: `ci-megatron-pr: #84` is shown inside a code " \
+           "block (fenced, indented or `<pre>`): an example, not applied" in result.stderr
 
 
 def test_code_directives_warn_downgrades_the_error(cli: Cli, tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_merge_check_fails_on_a_code_only_directive(cli: Cli, tmp_path: Path) ->
     body.write_text(USAGE_IN_A_TEXT_BLOCK, encoding="utf-8")
     result = cli("merge-check", "--body-file", str(body))
     assert result.code == 1
-    assert "GitHub shows this inside a fenced code block that opens on line 5" in result.stderr
+    assert "GitHub shows this inside a code block (fenced, indented or `<pre>`)" in result.stderr
 
 
 def test_a_raw_html_row_of_one_cell_is_shown_as_its_line() -> None:

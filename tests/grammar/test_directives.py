@@ -27,8 +27,9 @@ def outcome(parsed: ParsedBody) -> list[Finding]:
     return [*parsed.findings, *code_findings(parsed, {*parsed.directives, *parsed.values})]
 
 
-FENCED = "GitHub shows this inside a fenced code block that opens on line 1, so it is not applied"
-INDENTED = "GitHub shows this as code (it is indented 4 or more spaces), so it is not applied"
+# A code block, fenced, indented or `<pre>`: GitHub's HTML says `<pre>` for each.
+FENCED = INDENTED = ("GitHub shows this inside a code block (fenced, indented or `<pre>`), so it "
+                     "is not applied")
 AS_CODE = "GitHub shows this as code (a code span or `<code>`), so it is not applied"
 COMMENT = "is read as a comment"
 COMMIT_URL = f"https://github.com/sgl-project/sglang/pull/30421/commits/{SHA}"
@@ -129,7 +130,8 @@ CASES = [
     ("shell-semicolon", "ci-sglang-pr: main;id", {}, "give the branch's commit SHA instead",
      None),
     ("shell-quote", "ci-sglang-pr: it's", {}, "contains \"'\"", None),
-    ("shell-backtick-inside", "ci-sglang-pr: a`id`b", {}, "contains '`'", None),
+    ("shell-backtick-inside", "ci-sglang-pr: a`id`b", {},
+     "GitHub shows part of `aidb` as code", None),
     ("shell-hash-in-refs-heads", "ci-sglang-pr: refs/heads/fix#1", {}, "contains '#'", None),
     ("shell-at-sign", "ci-sglang-pr: user@feature", {}, "contains '@'", None),
     ("shell-safe-plus", "ci-sglang-pr: v1.0+rocm", {"sglang": "v1.0+rocm"}, None, None),
@@ -159,7 +161,7 @@ CASES = [
      {"megatron": "miles-main"}, None, None, COMMENT),
     ("empty-value", "ci-sglang-pr:", {}, "has no value", None),
     ("empty-value-spaces", "ci-sglang-pr:    \t", {}, "has no value", None),
-    ("empty-backticks", "ci-sglang-pr: ``", {}, "has no value", None),
+    ("empty-backticks", "ci-sglang-pr: ``", {}, "contains '`'", None),  # shown as written
     ("no-space-after-colon", "ci-sglang-pr:#12", {"sglang": PR}, None, None),
     ("tab-after-colon", "ci-sglang-pr:\t#12", {"sglang": PR}, None, None),
     ("space-before-colon", "ci-sglang-pr : #12", {"sglang": PR}, None, None),
@@ -205,7 +207,7 @@ CASES = [
     ("fence-closed-by-longer", "```\nci-sglang-pr: #12\n`````\nci-megatron-pr: main",
      {"megatron": "main"}, FENCED, None),
     ("fence-not-closed-by-shorter", "````\n```\nci-sglang-pr: #12\n````", {},
-     FENCED.replace("line 1", "line 1"), None),
+     FENCED, None),
     ("fence-not-closed-by-other-char", "```\n~~~\nci-sglang-pr: #12\n```", {}, FENCED, None),
     ("fence-then-directive", "```\nexample\n```\nci-sglang-pr: #12", {"sglang": PR}, None, None),
     ("fence-unclosed", "```\nci-sglang-pr: #12", {}, FENCED, None),
@@ -255,19 +257,20 @@ CASES = [
     ("entity-named-hyphen", "ci&hyphen;sglang-pr: #1", {},
      "this reads as `ci-sglang-pr:` but contains look-alike characters (U+2010 HYPHEN)", None),
     ("entity-escaped", "ci\\&#45;sglang-pr: #1", {}, None, None),
-    ("under-a-table", "| a | b |\n|---|---|\n| 1 | 2 |\nci-sglang-pr: #1",
-     {"sglang": "refs/pull/1/head"}, None, None),
+    # cmark-gfm makes a line right under a table a row of it, padded to its cells.
+    ("under-a-table", "| a | b |\n|---|---|\n| 1 | 2 |\nci-sglang-pr: #1", {},
+     "as one cell of a table row with several cells", None),
     ("one-cell-row", "| a |\n|---|\n| ci-sglang-pr: #1 |", {"sglang": "refs/pull/1/head"},
      None, None),
     ("cell-of-several", "| a | b |\n|---|---|\n| ci-sglang-pr: #1 | x |", {},
      "GitHub shows this as one cell of a table row with several cells, so it is not applied",
      None),
-    ("pre-block", "<pre>\nci-sglang-pr: #1\n</pre>", {},
-     "GitHub shows this as code (inside raw HTML `<pre>` or `<code>`)", None),
+    ("pre-block", "<pre>\nci-sglang-pr: #1\n</pre>", {}, FENCED, None),
     ("code-element", "<code>ci-sglang-pr: #1</code>", {}, AS_CODE, None),
     ("code-span-over-the-line", "`ci-sglang-pr: #1`", {}, AS_CODE, None),
     ("code-span-over-the-key", "`ci-sglang-pr`: #1", {}, AS_CODE, None),
-    ("code-span-across-lines", "a `b\nci-sglang-pr: #1\nc` d", {}, AS_CODE, None),
+    # A code span keeps its line ends as blanks: GitHub shows it in the middle of one line.
+    ("code-span-across-lines", "a `b\nci-sglang-pr: #1\nc` d", {}, None, None),
     ("struck-through", "~~ci-sglang-pr: #1~~", {}, None,
      "GitHub shows this line struck through (`~~` or `<del>`), so it is not applied"),
     ("struck-one-tilde", "~ci-sglang-pr: #1~", {}, None, "struck through"),
@@ -285,14 +288,15 @@ CASES = [
      {"sglang": "refs/pull/12/head"}, None, None),
     ("bold-inside-a-word", "ci-sglang-pr: #1<b>2</b>", {"sglang": "refs/pull/12/head"}, None,
      None),
-    ("nested-emphasis-on-the-value", "ci-sglang-pr: **_feature_**", {},
-     "starts with emphasis markers GitHub may show or hide", None),
-    ("unpaired-emphasis-on-the-value", "ci-sglang-pr: __feature_", {},
-     "starts with emphasis markers", None),
-    ("emphasis-paired-past-the-value", "*ci-sglang-pr: _feature*_", {},
-     "this is not applied", None),
+    # Emphasis is read as GitHub shows it: hidden where it is markup, shown where it is text.
+    ("nested-emphasis-on-the-value", "ci-sglang-pr: **_feature_**", {"sglang": "feature"},
+     None, None),
+    ("unpaired-emphasis-on-the-value", "ci-sglang-pr: __feature_", {"sglang": "_feature"},
+     None, None),
+    ("emphasis-paired-past-the-value", "*ci-sglang-pr: _feature*_", {"sglang": "_feature_"},
+     None, None),
     ("literal-markers-before-the-key", "_*ci-sglang-pr: #1_*", {},
-     "which names a directive but does not start with it", None),
+     "this is not applied: a list marker needs a space after it", None),
     ("br-inside-the-key", "ci-sglang<br>-pr: #1", {}, None, None),  # two lines, neither a key
     # ---- displayed line starts: a `<br>` or a block tag starts a line a directive can start
     ("br-starts-a-line", "Deps:<br>ci-sglang-pr: #30421", {"sglang": "refs/pull/30421/head"},
@@ -306,8 +310,8 @@ CASES = [
      "with no space, so GitHub shows one word, `release/v0.5-rc1`", None),
     ("backticks-then-a-period", "ci-sglang-pr: `#5`.", {"sglang": "refs/pull/5/head"}, None,
      None, COMMENT),
-    ("entity-underscore-is-not-emphasis", "ci-sglang-pr: &#95;feature/x_", {},
-     "starts with emphasis markers", None),
+    ("entity-underscore-is-not-emphasis", "ci-sglang-pr: &#95;feature/x_",
+     {"sglang": "_feature/x_"}, None, None),
     ("strong-key-then-code-value", "**ci-megatron-pr:**`#84`", {"megatron": "refs/pull/84/head"},
      None, None),
     ("hard-break-after-the-value", "ci-sglang-pr: #30421\\\nnext line",
@@ -328,10 +332,10 @@ CASES = [
      None, None),
     ("empty-image-before-the-key", "![](x)ci-sglang-pr: #1", {"sglang": "refs/pull/1/head"},
      None, None),
-    ("underscore-strong-around-the-key", "___ci-sglang-pr:__ #1_", {},
-     "which names a directive but does not start with it", None),
-    ("escaped-colon-in-stacked-strong", "****ci-sglang-pr**\\: #1**", {},
-     "which names a directive but does not start with it", None),
+    ("underscore-strong-around-the-key", "___ci-sglang-pr:__ #1_",
+     {"sglang": "refs/pull/1/head"}, None, None),
+    ("escaped-colon-in-stacked-strong", "****ci-sglang-pr**\\: #1**",
+     {"sglang": "refs/pull/1/head"}, None, None),
     ("part-of-the-value-struck", "ci-sglang-pr: #1<del>2</del>", {},
      "GitHub shows part of this line struck through", None),
     ("struck-raw-s-block", "<s>\nci-sglang-pr: #1\n</s>", {}, None, "struck through"),
@@ -404,17 +408,18 @@ CASES = [
     # <del> stays struck where no <p> is open for a block tag to close
     ("del-around-p-in-a-tight-item", "- <del><p>ci-sglang-pr: #12</p></del>", {}, None,
      "struck through"),
-    ("emphasis-closing-after-the-value", "_Note<br>ci-sglang-pr: main_", {},
-     "`main_` ends with emphasis markers GitHub may show or hide", None),
+    ("emphasis-closing-after-the-value", "_Note<br>ci-sglang-pr: main_", {"sglang": "main"},
+     None, None),
     ("code-after-a-marker-shown-as-text", "_1. `ci-sglang-pr`: #12_", {},
-     "shows this as code", None),
+     "with `1.` as text, not a list or quote marker", None),
     ("raw-code-after-a-marker-shown-as-text", "<p>- <code>ci-sglang-pr: #12</code></p>", {},
-     "shows this as code", None),
+     "with `-` as text, not a list or quote marker", None),
     ("comment-inside-pre", "<pre>ci-sglang<!-- c -->-pr: #12</pre>", {},
-     "shows this as code", None),
-    ("code-after-an-escaped-marker", "\\- `ci-sglang-pr`: #12", {}, "shows this as code", None),
+     "line 1: `ci-sglang-pr: #12` — " + FENCED, None),
+    ("code-after-an-escaped-marker", "\\- `ci-sglang-pr`: #12", {},
+     "with `-` as text, not a list or quote marker", None),
     ("code-after-a-star-shown-as-text", "- [x] * `ci-sglang-pr`: #12", {},
-     "shows this as code", None),
+     "with `*` as text, not a list or quote marker", None),
     ("two-task-boxes-in-code", "`- [ ] - [ ] ci-sglang-pr: #12`", {}, "shows this as code",
      None),
     ("directive-after-code-on-the-line", "`ci-sglang-pr: #1` ci-sglang-pr: #12", {},
@@ -433,7 +438,7 @@ CASES = [
     ("a-bare-task-box-in-code", "`[ ] ci-sglang-pr: #12`", {}, "shows this as code", None),
     # a form feed after back-ticks is a blank, not a glued word (it crashed the message)
     ("form-feed-after-a-backticked-value", "ci-sglang-pr: `v0.5`\x0c", {"sglang": "v0.5"},
-     None, None, "is read as a comment"),
+     None, None),  # white space at the end of a line: nothing shown
 ]
 
 
@@ -471,7 +476,7 @@ def test_case_ids_are_unique() -> None:
 def test_error_quotes_line_and_number() -> None:
     [finding] = parse("## Test\n\n- ci-sglang-pr: 1234\n").errors
     assert finding.line == 3
-    assert finding.message == ("line 3: `- ci-sglang-pr: 1234` — `1234` is a bare number; did you "
+    assert finding.message == ("line 3: `ci-sglang-pr: 1234` — `1234` is a bare number; did you "
                                "mean `#1234` (pull request 1234 of sgl-project/sglang)?")
 
 

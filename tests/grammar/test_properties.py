@@ -146,10 +146,10 @@ def test_directive_inside_fence_never_changes_result(inner: list[str], position:
     refs, errors, warnings = shape(report)
     # The one difference: the inserted line is shown as code, so it is not applied: a notice
     # when the body names SGLang elsewhere (an example), else an error.
-    fenced = ("`ci-sglang-pr: #777` — GitHub shows this inside a fenced code block that opens "
-              "on line N, so it is not applied")
-    example = ("line N: `ci-sglang-pr: #777` is shown inside a fenced code block that opens on "
-               "line N: an example, not applied (sglang is named elsewhere)")
+    fenced = ("`ci-sglang-pr: #777` — GitHub shows this inside a code block (fenced, indented "
+              "or `<pre>`), so it is not applied")
+    example = ("line N: `ci-sglang-pr: #777` is shown inside a code block (fenced, indented or "
+               "`<pre>`): an example, not applied (sglang is named elsewhere)")
     notices = [NUMBERED.sub("line N", notice) for notice in report.notices]
     if "sglang" in refs:
         assert example in notices

@@ -46,9 +46,9 @@ STRUCTURE = ["", "", "text", "| a | b |", "|---|---|", "| a |", "|---|", "```", 
 
 # Why a line of these bodies can fail the run (every error says one of these).
 REASONS = ("does not start with it", "twice with different values", "not a recognised form",
-           "needs a space after it", "shows this as code", "fenced code block",
-           "indented code block", "one cell of a table row with several cells",
-           "part of this line struck through")
+           "needs a space after it", "shows this as code", "inside a code block",
+           "one cell of a table row with several cells", "part of this line struck through",
+           "as code, so what it names is unclear", "as text, not a list or quote marker")
 
 
 @st.composite

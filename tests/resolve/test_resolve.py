@@ -157,7 +157,7 @@ def test_invalid_directive_fails_closed(write_event: EventWriter, cli: Cli) -> N
     # Only the report: no skip flag a later `if: always()` could read as "nothing named".
     assert set(result.outputs) == {"report"}
     assert json.loads(result.outputs["report"])["errors"][0]["line"] == 3
-    assert ("::error title=rocm-deps%3A invalid directive,line=3::line 3: `* ci-sgl-pr: #12` — "
+    assert ("::error title=rocm-deps%3A invalid directive,line=3::line 3: `ci-sgl-pr: #12` — "
             "`ci-sgl-pr` is not a known directive; did you mean `sglang`") in result.stderr
     assert "#### Errors" in result.summary and "ci\\-sgl\\-pr" in result.summary
     assert "Traceback" not in result.stderr
@@ -168,7 +168,7 @@ def test_warning_annotation_has_line(write_event: EventWriter, cli: Cli) -> None
                  "--event-path", write_event("x\n\n~~ci-sglang-pr: #1~~"))
     assert result.code == 0
     assert ("::warning title=rocm-deps%3A directive warning,line=3::line 3: "
-            "`~~ci-sglang-pr: #1~~` — GitHub shows this line struck through") in result.stderr
+            "`ci-sglang-pr: #1` — GitHub shows this line struck through") in result.stderr
     assert result.outputs["skip_dependency_install"] == "true"
 
 

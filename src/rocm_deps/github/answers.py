@@ -58,6 +58,8 @@ class PullInfo:
     # The base repository's default branch: a pull request based on another branch may be
     # stacked on the pull request whose head that branch is.
     default_branch: str | None = None
+    # GitHub's rendering of `body` (media type full+json); None when the answer has none.
+    body_html: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise ApiError(f"the answer for {what} has a pull request without a `number`")
     body = raw.get("body")
+    body_html = raw.get("body_html")
     association = raw.get("author_association")
     head_repo = head.get("repo")
     full_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
@@ -132,7 +135,8 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
                     sha_of(base_sha, what) if base_sha is not None else None,
                     mergeable if isinstance(mergeable, bool) else None,
                     sha_of(merge_commit, what) if merge_commit is not None else None,
-                    label_of(default) if isinstance(default, str) else None)
+                    label_of(default) if isinstance(default, str) else None,
+                    body_html if isinstance(body_html, str) and isinstance(body, str) else None)
 
 
 def object_of(value: object, what: str) -> dict[str, Any]:

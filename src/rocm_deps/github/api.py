@@ -64,6 +64,9 @@ OPEN_PULL_PAGES = 50
 # not read to the end (the comment is then looked for in what was read).
 COMMENT_PAGES = 30
 PULL_COMMIT_PAGES = 3  # GitHub lists at most 250 commits of a pull request
+# Every read of a description asks for GitHub's rendering of it too (`body_html`, in the same
+# answer): what GitHub shows decides which lines are directives (page/lines.py).
+FULL = "application/vnd.github.full+json"
 
 
 class GitHubApi:
@@ -88,8 +91,8 @@ class GitHubApi:
         what = f"pull request #{number} of {repository}"
 
         def fetch() -> PullInfo:
-            return pull_info(self._get(f"/repos/{repository}/pulls/{number}", what), what,
-                              number)
+            return pull_info(self._get(f"/repos/{repository}/pulls/{number}", what,
+                                       media_type=FULL), what, number)
 
         return self._call(fetch, what)
 
@@ -109,7 +112,7 @@ class GitHubApi:
         def fetch() -> PullInfo | None:
             raw = self._get(f"/repos/{repository}/pulls", what,
                             {"state": "open", "head": f"{owner}:{head_branch}",
-                             "per_page": 100})
+                             "per_page": 100}, media_type=FULL)
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
             pulls = [pull_info(entry, what) for entry in raw]
@@ -155,25 +158,30 @@ class GitHubApi:
         return self._call(fetch, what)
 
     def _request(self, verb: str, url: str, parameters: dict[str, Any] | None = None,
-                 document: dict[str, Any] | None = None) -> tuple[dict[str, Any], object]:
+                 document: dict[str, Any] | None = None,
+                 media_type: str | None = None) -> tuple[dict[str, Any], object]:
         """One request through PyGithub's public requester (its timeout and retries): the
         answer's headers and body, refused over MAX_RESPONSE_BYTES."""
         headers, raw = self.github.requester.requestJsonAndCheck(
-            verb, url, parameters=parameters, input=document)
+            verb, url, parameters=parameters, input=document,
+            headers={"Accept": media_type} if media_type else None)
         _check_size(headers, raw, url)
         return headers, raw
 
-    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None) -> object:
-        return self._request("GET", url, parameters)[1]
+    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None,
+             media_type: str | None = None) -> object:
+        return self._request("GET", url, parameters, media_type=media_type)[1]
 
     def _pages(self, url: str, what: str, pages: int,
-               parameters: dict[str, Any] | None = None) -> list[object]:
+               parameters: dict[str, Any] | None = None,
+               media_type: str | None = None) -> list[object]:
         """The entries of a listing, page by page (100 each), up to `pages` pages: the last
         is a short one, or one whose Link header (GitHub's) names no next page."""
         found: list[object] = []
         for page in range(1, pages + 1):
             headers, raw = self._request("GET", url,
-                                         {**(parameters or {}), "per_page": 100, "page": page})
+                                         {**(parameters or {}), "per_page": 100, "page": page},
+                                         media_type=media_type)
             if not isinstance(raw, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
             found += raw
@@ -223,7 +231,7 @@ class GitHubApi:
         def fetch() -> list[OpenPull]:
             found: dict[int, OpenPull] = {}
             for entry in self._pages(url, what, OPEN_PULL_PAGES, {
-                    "state": "open", "sort": "created", "direction": "asc"}):
+                    "state": "open", "sort": "created", "direction": "asc"}, FULL):
                 pull = pull_info(entry, what)
                 found[pull.number] = OpenPull(pull, time_of(object_of(entry, what).get(
                     "updated_at")))

@@ -1,13 +1,18 @@
-"""PyGithub for a step that has a token, installed plainly: fresh, for this step alone.
+"""PyGithub for a step that has a token, and GitHub's engine (cmarkgfm) for a step that must
+render a description itself, installed plainly: fresh, for this step alone.
 
 The tool runs on the standard library alone (the action starts it with `python3 -I -S`, so
 no site-packages of the runner's interpreter can answer `import github`). With a token,
 PyGithub's pinned closure is installed from the hash-checked requirements-github.txt into a
 new directory (`mkdtemp`: mode 0700, a name nobody could have chosen before) under
-`$RUNNER_TEMP`, else the user's temporary directory, and imported from there. Nothing is
-reused, so nothing needs a tamper check: no earlier step could have written that directory.
-When the tool is itself installed with PyGithub (`pip install rocm-deps[github]`, the
-container image), that copy is the package's own and is used as it is.
+`$RUNNER_TEMP`, else the user's temporary directory, and imported from there. cmarkgfm comes
+the same way from requirements-render.txt, and only when a description is rendered here
+(no token, `--body-file`, a payload's body: `offer_renderer` hands the install to
+page/render.py, which asks for it at its first render); a run that reads GitHub's own HTML
+installs nothing more. Nothing is reused, so nothing needs a tamper check: no earlier step
+could have written that directory. When the tool is itself installed with them (`pip install
+rocm-deps[github]`, the container image), those copies are the package's own and are used
+as they are.
 """
 
 from __future__ import annotations
@@ -24,25 +29,28 @@ from typing import TYPE_CHECKING
 
 from rocm_deps import process
 from rocm_deps.errors import FatalError
+from rocm_deps.page import render
 from rocm_deps.runner import Runner
 
 if TYPE_CHECKING:
     from rocm_deps.edge import ApiSettings
 
 REQUIREMENTS = Path(__file__).with_name("requirements-github.txt")
+RENDER_REQUIREMENTS = Path(__file__).with_name("requirements-render.txt")
 PREFIX = "rocm-deps-github-"
 
 
-def install_command(target: Path, uv: str | None) -> list[str]:
+def install_command(target: Path, uv: str | None,
+                    requirements: Path = REQUIREMENTS) -> list[str]:
     # Run in `target` (never the workspace, the checked-out pull request): uv without its
     # configuration files, pip isolated (-I), so nothing there chooses the index or the code.
     if uv is not None:
         return [uv, "pip", "install", "--no-config", "--quiet", "--python", sys.executable,
                 "--target", str(target), "--require-hashes", "--no-deps", "-r",
-                str(REQUIREMENTS)]
+                str(requirements)]
     return [sys.executable, "-I", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
             "--no-input", "--target", str(target), "--require-hashes", "--no-deps", "-r",
-            str(REQUIREMENTS)]
+            str(requirements)]
 
 
 def ensure_github(api: ApiSettings, runner: Runner) -> Path | None:
@@ -52,6 +60,23 @@ def ensure_github(api: ApiSettings, runner: Runner) -> Path | None:
     directory) that no other user can swap; the installer gets `api.environ` (no token)."""
     if not api.token or importlib.util.find_spec("github") is not None:
         return None
+    return _install("PyGithub", REQUIREMENTS, api, runner,
+                    "A github-token needs it; without a token no package is needed")
+
+
+def offer_renderer(api: ApiSettings, runner: Runner) -> None:
+    """Let page/render.py install cmarkgfm for this step the first time it renders a
+    description, when the tool's own environment has no cmarkgfm."""
+    if importlib.util.find_spec("cmarkgfm") is not None:
+        return
+    render.provide(lambda: _install(
+        "cmarkgfm (GitHub's engine)", RENDER_REQUIREMENTS, api, runner,
+        "A description rendered here (no github-token, or a body file) needs it; with a "
+        "token GitHub's own rendering is read and nothing is installed"))
+
+
+def _install(what: str, requirements: Path, api: ApiSettings, runner: Runner,
+             why: str) -> Path:
     bases, uv, environ = api.install_bases, api.uv, api.environ
     problems = []
     for base in bases:
@@ -63,23 +88,23 @@ def ensure_github(api: ApiSettings, runner: Runner) -> Path | None:
             break
         problems.append(problem)
     else:
-        raise FatalError(f"refusing to install PyGithub: {'; '.join(problems)}. Another user "
+        raise FatalError(f"refusing to install {what}: {'; '.join(problems)}. Another user "
                          f"could swap what is installed there for code that runs with the "
                          f"token. Point RUNNER_TEMP (or TMPDIR) at a directory only this user "
-                         f"can write.", title="rocm-deps: PyGithub")
+                         f"can write.", title="rocm-deps: on-demand install")
     target = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
     atexit.register(shutil.rmtree, target, ignore_errors=True)
-    runner.info(f"rocm-deps: installing PyGithub (pinned, hash-checked) into {target}, for "
+    runner.info(f"rocm-deps: installing {what} (pinned, hash-checked) into {target}, for "
                 f"this step")
-    result = process.run(install_command(target, uv), runner, cwd=target, env=environ,
-                         capture=False)
+    result = process.run(install_command(target, uv, requirements), runner, cwd=target,
+                         env=environ, capture=False)
     if not result.ok:
         raise FatalError(
-            f"could not install PyGithub into {target} (exit code {result.returncode}; the "
-            f"installer's output is above). A github-token needs it; it comes from the "
-            f"package index, so the step needs network access to it, and "
-            f"{'uv' if uv else 'pip for ' + sys.executable} to install it. Without a token "
-            f"no package is needed.", title="rocm-deps: PyGithub")
+            f"could not install {what} into {target} (exit code {result.returncode}; the "
+            f"installer's output is above). {why}; it comes from the package index, so the "
+            f"step needs network access to it, and "
+            f"{'uv' if uv else 'pip for ' + sys.executable} to install it.",
+            title="rocm-deps: on-demand install")
     sys.dont_write_bytecode = True  # nothing is written there after the install
     sys.path.insert(0, str(target))  # before any site-packages: imported from there alone
     importlib.invalidate_caches()

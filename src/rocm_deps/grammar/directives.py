@@ -1,12 +1,14 @@
 """The directive grammar of docs/architecture.md, *Directives*: which lines of a PR body name a
 dependency ref.
 
-Pure and linear in the body size: `markdown.shown_lines` says which lines GitHub shows as
-text outside code (authors put examples in code and comments), then each shown line is
-matched by anchored, length-bounded patterns (stdlib `re`; Unicode character properties come
-from `unicodedata`, see refs.is_invisible). Anything that *looks* like a directive but is
-not honoured produces a warning or an error, so an author never believes a dependency was
-tested when it was not.
+What GitHub shows decides. The lines are those of GitHub's own rendering of the description
+(`body_html`), or of GitHub's engine rendering it here (`page/render.py`), read as a browser
+reads the HTML (`page/lines.py`): each character is text, code or struck, and may be part of
+a link. A line that GitHub shows starting with a key is applied exactly, or the run fails;
+the key, value and ref rules read those lines by anchored, length-bounded patterns (stdlib
+`re`; Unicode character properties from `unicodedata`, see refs.is_invisible). Anything that
+*looks* like a directive but is not honoured produces a warning or an error, so an author
+never believes a dependency was tested when it was not.
 """
 
 from __future__ import annotations
@@ -16,23 +18,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rocm_deps.grammar.display import display
 from rocm_deps.grammar.keys import (
     KEY_CHARACTERS,
     REPOSITORY_NAME,
     RefKey,
     ValueKey,
 )
-from rocm_deps.grammar.markdown import MAX_DEPTH, NestingTooDeep, ShownLine, shown_lines
-from rocm_deps.grammar.markup import (
-    code_first,
-    without_code_boxes,
-    without_markup,
-    without_text_markers,
-)
 from rocm_deps.grammar.near_miss import UNKNOWN_KEY, Keyed, NearMisses
 from rocm_deps.grammar.parsed import (
-    CODE_BLOCKS,
     CodeDirective,
     Directive,
     Finding,
@@ -41,6 +34,7 @@ from rocm_deps.grammar.parsed import (
     Prerequisite,
     ValueDirective,
     quote,
+    where,
 )
 from rocm_deps.grammar.refs import (
     RefSpec,
@@ -52,36 +46,29 @@ from rocm_deps.grammar.refs import (
 )
 from rocm_deps.grammar.spelling import fold, fold_separator
 from rocm_deps.grammar.values import check_value
+from rocm_deps.page.lines import ShownLine, shown_lines
+from rocm_deps.page.render import render
 
 MAX_BODY_BYTES = 1024 * 1024
 
-# A directive line: up to 3 spaces, any mix of list/quote markers (`-`, `*`, `+`, `>`, and
-# ordered-list markers `1.` / `1)` of up to 9 digits, as GitHub shows them) each followed by
-# whitespace, a key, ':', the value. The key is bounded so a pathological line stays linear.
-# \x1c-\x1f are spelled out: `re` counts them as whitespace (\s), Unicode does not.
+# A directive line: any mix of list/quote markers a page shows as text (`-`, `*`, `+`, `>`,
+# `1.` / `1)` of up to 9 digits) each followed by whitespace, a key, ':', the value. The key
+# is bounded so a pathological line stays linear. \x1c-\x1f are spelled out: `re` counts them
+# as whitespace (\s), Unicode does not.
 _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)])[ \t]+){0,16})"
                    r"(?P<key>[^\s\x1c-\x1f:`*]{1,100})[ \t]*:(?P<rest>.*)")
 # Something that reads like a directive key followed by ':' or '=' anywhere on a line.
 # Its key is made of the key alphabet (grammar.keys.KEY_CHARACTERS), in any letter case.
-# (`_` may stand beside it: emphasis written with underscores, `___ci-sglang-pr:__ #1_`.)
 _MENTION = (r"(?<![A-Za-z0-9-])(?:ci-[" + re.escape(KEY_CHARACTERS)
             + r"]{{1,64}}?-pr|{keys})(?![A-Za-z0-9-])"
             r"(?=[*_`\\\s\x1c-\x1f]*[:=])")
-
 _TASK_BOX = re.compile(r"\[[ xX]\]")
-# A source line whose task box GitHub shows as a checkbox: cmark-gfm's tasklist extension
-# scans the line from its first column for one list marker and the box, so a box after a
-# quote's `>` or a second marker (`- - [ ] x`) is text.
-_TASK_ITEM = re.compile(r"[ \t]*(?:[-+*]|[0-9]{1,9}[.)])[ \t]+\[[ xX]\](?:[ \t]|$)")
-_ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
+# Markers and task boxes a page shows as text before a key (`1.` in a `<div>`): the key's
+# spelling is checked after them.
+_SHOWN_MARKERS = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|(?:[-+*>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*"
+                            r"[ \t]*")
 _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*",
                       re.IGNORECASE)
-_BACKTICKED = re.compile(r"[ \t]*`(?P<value>[^`]*)`(?P<trailing>.*)")
-# An angle autolink (CommonMark): GitHub shows the URL between the brackets, as a link.
-_AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>\x00-\x1f]*)>(?=\s|$)")
-# A value wrapped in one emphasis run, the same on both sides, nothing else inside.
-_WRAPPED_VALUE = re.compile(r"(?P<run>\*{1,3}|_{1,3})(?P<value>[^*_\s`]+)(?P=run)(?=[ \t]|$)")
-_BARE = re.compile(r"[ \t]*(?P<value>[^ \t]*)(?P<trailing>.*)")
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
 # What `Depends-On:` takes: `#N`, `owner/repo#N`, or a pull request's URL (any page of it).
@@ -89,6 +76,20 @@ _PULL_REQUEST = re.compile(
     rf"(?:(?P<repository>{REPOSITORY_NAME})?#(?P<number>[0-9]{{1,9}})|https://github\.com/"
     rf"(?P<url_repository>{REPOSITORY_NAME})/pull/(?P<url_number>[0-9]{{1,9}})"
     rf"(?:[/#?][^\s]*)?)")
+# The target of a commit link GitHub put around a SHA it shows short.
+_COMMIT_LINK = re.compile(r"https://github\.com/[^/]+/[^/]+/commit/(?P<sha>[0-9a-f]{40}|"
+                          r"[0-9a-f]{64})")
+_SIMPLIFIED = re.compile(r"<!--.*?-->|<[A-Za-z/][^>]*>|\]\([^()\s]*\)|[\\`*_~<>\[\]()|]+")
+_BLANKS = re.compile(r"\s+")
+# How a line is shown as code, as messages say it.
+AS_BLOCK = "inside a code block (fenced, indented or `<pre>`)"
+AS_CODE = "as code (a code span or `<code>`)"
+AS_CELL = "as one cell of a table row with several cells"
+
+
+class _PartlyCode(ValueError):
+    """A value GitHub shows partly as code (`a`id`b`): the value as shown."""
+
 
 def normalise(body: str | None) -> str:
     text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
@@ -96,24 +97,66 @@ def normalise(body: str | None) -> str:
 
 
 def parse_body(body: str | None, dependencies: Sequence[RefKey],
-               values: Sequence[ValueKey] = (), repository: str | None = None) -> ParsedBody:
-    """The directives of a description. `repository` (owner/repo): the description's own, which
-    a `Depends-On:` prerequisite must name (None: not known here, any is taken)."""
+               values: Sequence[ValueKey] = (), repository: str | None = None,
+               html_page: str | None = None) -> ParsedBody:
+    """The directives of a description as GitHub shows it: `html_page` is GitHub's own
+    rendering (`body_html`), else the description is rendered here by GitHub's engine.
+    `repository` (owner/repo): the description's own, which a `Depends-On:` prerequisite must
+    name (None: not known here, any is taken)."""
     text = normalise(body)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
         return ParsedBody({}, (Finding(
             "error", f"the pull request body is {size} bytes, over the 1 MiB limit; "
                      "directives are not read from bodies this large"),))
-    return _Parser(dependencies, values, repository).parse(text)
+    if html_page is None:
+        html_page = render(text) if text.strip() else ""
+    return _Parser(dependencies, values, repository, text).parse(shown_lines(html_page))
 
+
+def _simplified(text: str) -> str:
+    """A line reduced to what both its source and its rendering show: markup characters
+    and back-slashes dropped, entities decoded, blanks collapsed, case folded."""
+    return _BLANKS.sub(" ", _SIMPLIFIED.sub("", html.unescape(text))).strip().casefold()
+
+
+class _Locator:
+    """The line of the description a shown line comes from, for messages: the next source
+    line (within WINDOW) that holds its text with markup dropped, else its text from the
+    word before its first `:` (the key, when a line of raw HTML ran on from the one before),
+    else its start up to that `:`; 0 when none does (GitHub rewrote it, a link shown
+    shorter)."""
+
+    WINDOW = 200
+
+    def __init__(self, text: str) -> None:
+        self.lines = [_simplified(line) for line in text.split("\n")]
+        self.next = 0
+
+    def find(self, shown: str) -> int:
+        wanted = _simplified(shown)
+        # From the line after the last one found; then that line again (it may show several
+        # lines: the cells of a row, lines joined by `<br>`).
+        order: list[int] = [*range(self.next, min(len(self.lines), self.next + self.WINDOW)),
+                            *([self.next - 1] if self.next else [])]
+        before, colon, _ = wanted.partition(":")
+        keyed = wanted[len(before) - len(before.split(" ")[-1]):] if colon else wanted
+        for probe in dict.fromkeys((wanted, keyed, " ".join(keyed.split(" ")[:2]),
+                                    before + colon)):
+            for index in order:
+                if probe and probe in self.lines[index]:
+                    self.next = index + 1
+                    return index + 1
+        return 0
 
 
 class _Parser:
     def __init__(self, dependencies: Sequence[RefKey], values: Sequence[ValueKey] = (),
-                 repository: str | None = None) -> None:
+                 repository: str | None = None, body: str = "") -> None:
         self.dependencies = dependencies
         self.repository = repository
+        self.body = body
+        self.locator = _Locator(body)
         self.prerequisites: list[Prerequisite] = []
         keyed: list[Keyed] = [*dependencies, *values]
         self.by_key: dict[str, Keyed] = {item.directive.casefold(): item for item in keyed}
@@ -127,15 +170,7 @@ class _Parser:
         self.mention = re.compile(_MENTION.format(keys=keys), re.IGNORECASE)
         self.near_misses = NearMisses(keyed, self.names)
 
-    def parse(self, text: str) -> ParsedBody:
-        try:
-            lines = shown_lines(text)
-        except NestingTooDeep as too_deep:
-            self.findings.append(Finding(
-                "error", f"line {too_deep.line}: quotes, lists and list items nest more than "
-                         f"{MAX_DEPTH} deep here; directives are not read from a body whose "
-                         f"rendering cannot be followed, so flatten the nesting", too_deep.line))
-            return ParsedBody({}, tuple(self.findings))
+    def parse(self, lines: list[ShownLine]) -> ParsedBody:
         for shown in lines:
             self._line(shown)
         return ParsedBody(self.directives, tuple(self.findings), self.values,
@@ -144,111 +179,142 @@ class _Parser:
     def _line(self, shown: ShownLine) -> None:
         """One line as GitHub shows it: code, one cell of a row with several, struck
         through, or text that is honoured exactly, or an error."""
-        if shown.code:
-            opened = f" that opens on line {shown.code_from}" if shown.code_from else ""
-            self._code(shown, shown.text or shown.lead_code, CODE_BLOCKS[shown.code] + opened)
+        text = shown.text
+        number = self.locator.find(text)
+        if shown.cell:
+            self._code(number, text, text, AS_CELL)
             return
-        text, prose, lead = shown.text, shown.prose, shown.lead_code
-        if shown.cells:
-            filled = [cell for cell in shown.cells if cell[0] or cell[2]]
-            if len(filled) > 1:
-                for cell_text, _, cell_lead in filled:
-                    where = "as one cell of a table row with several cells"
-                    if not self._code(shown, code_first(cell_text, cell_lead, raw_html=False)[0]
-                                      or display(cell_text).text, where):
-                        # after a marker or a box shown as text: `| - *ci-x-pr: #1* | x |`
-                        self._code(shown, display(without_text_markers(cell_text)).text, where)
-                return
-            text, prose, lead = filled[0]  # a one-cell row: shown as that line
-        leading, after = code_first(text, lead, raw_html=shown.raw_html)
-        if leading and self._code(shown, leading, "as code (a code span or `<code>`)"):
-            shown_after = display(after, markdown=not shown.raw_html).text
-            if self._starts_with_key(shown_after):  # a directive after the code is mid-line
-                self._add("error", shown.number, shown.source,
-                          f"GitHub shows `{quote(shown_after)}` after code on the same line, "
-                          f"so the line does not start with it and is not applied; write "
-                          f"the directive at the start of a line of its own, such as "
+        lead = shown.leading_code()
+        if lead:
+            # Code first: a directive in it (or whose key it covers, `ci-x-pr`: #1) is shown
+            # as code; one after the code starts mid-line.
+            after = text[lead:].lstrip(" \t")
+            shown_as = AS_BLOCK if shown.block else AS_CODE
+            if not self._code(number, text, text[:lead], shown_as) and text[:lead].rstrip(
+                    " \t").casefold() in self.by_key:
+                self._code(number, text, text, shown_as)
+            if self._starts_with_key(after):
+                self._add("error", number, text,
+                          f"GitHub shows `{quote(after)}` after code on the same line, so the "
+                          f"line does not start with it and is not applied; write the "
+                          f"directive at the start of a line of its own, such as "
                           f"`{self.example_key}: #1234`")
             return
-        task = _TASK_ITEM.match(shown.source) is not None
-        displayed = display(text, markdown=not shown.raw_html, task_box=task)
-        if shown.partly_struck and self._starts_with_key(displayed.text):
-            self._add("error", shown.number, shown.source,
-                      "GitHub shows part of this line struck through, so what it names is "
-                      "unclear; write the directive without strikethrough, or strike the "
-                      "whole line")
-            return
-        if displayed.struck or shown.struck:
-            if self._starts_with_key(displayed.text):
-                self._add("warning", shown.number, shown.source,
+        struck = [index for index, mark in enumerate(shown.struck) if mark]
+        if struck and self._starts_with_key(text):
+            if len(struck) == len(text):
+                self._add("warning", number, text,
                           "GitHub shows this line struck through (`~~` or `<del>`), so it is "
                           "not applied; to apply it, remove the strikethrough")
+            else:
+                self._add("error", number, text,
+                          "GitHub shows part of this line struck through, so what it names is "
+                          "unclear; write the directive without strikethrough, or strike the "
+                          "whole line")
             return
-        self._text(shown.number, displayed.text,
-                   display(prose, markdown=not shown.raw_html, task_box=task).text, shown.source,
-                   shown.raw_html)
+        if struck and len(struck) == len(text):
+            return
+        prose = "".join(" " if code else character
+                        for character, code in zip(text, shown.code, strict=True))
+        self._text(number, text, prose, shown)
 
-    def _text(self, number: int, line: str, prose: str, source: str, raw_html: bool) -> None:
+    def _text(self, number: int, line: str, prose: str, shown: ShownLine | None) -> None:
         invisible = find_invisible(line)
         if invisible is not None:
             # Checked first: a hidden character in the key would otherwise read as a typo.
             cleaned = remove_invisible(line)
-            # (after a marker or a task box GitHub shows as text too)
             cleaned_match = _DIRECTIVE_LINE_RE.fullmatch(cleaned) or _DIRECTIVE_LINE_RE.fullmatch(
-                without_markup(cleaned))
+                without_markers(cleaned))
             if (cleaned_match is not None and self._is_key(cleaned_match.group("key"))) or (
                     self.near_misses.message(cleaned) is not None):
-                self._add("error", number, source,
+                self._add("error", number, line,
                           f"the line contains the invisible character {invisible}; retype the "
                           f"line without it")
                 return
         # After a marker or a task box GitHub shows as text, the key's spelling is checked as
         # well (the exact key there is already an error: text before the key).
-        bare = without_markup(line)
+        bare = without_markers(line)
         look_alike = self._look_alike(line) or (self._look_alike(bare) if bare != line
                                                 else None)
         if look_alike is not None:
-            self._add("error", number, source, look_alike)
+            self._add("error", number, line, look_alike)
             return
         match = _DIRECTIVE_LINE_RE.fullmatch(line)
         if match is not None and match.group("markers") and (
                 self._is_key(match.group("key")) or match.group("key").casefold() == DEPENDS_ON):
-            # The Markdown model removed every marker that makes a list or a quote: one left
-            # is text GitHub shows before the key (`1.` in a `<div>`, `- ` in emphasis).
-            self._add("error", number, source,
+            # A page shows list and quote markers as bullets, never as text: one in the text
+            # (`1.` in a `<div>`, an escaped `\-`) stands before the key.
+            self._add("error", number, line,
                       f"GitHub shows `{quote(line)}`, with `{match.group('markers').strip()}` "
                       f"as text, not a list or quote marker, so the line does not start with "
                       f"it and is not applied; write the directive at the start of a line of "
                       f"its own, such as `{self.example_key}: #1234`")
             return
         if match is not None and match.group("key").casefold() == DEPENDS_ON:
-            self._depends_on(number, source, match.group("rest"))
+            try:
+                raw, _, _ = self._value_of(line, match.start("rest"), shown)
+            except _PartlyCode as partly:
+                raw = str(partly)
+            self._depends_on(number, line, raw)
             return
         if match is not None and self._is_key(match.group("key")):
-            self._directive(number, source, match, markdown=not raw_html)
+            self._directive(number, line, match, shown)
             return
         near_miss = self.near_misses.message(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
             near_miss = self.near_misses.message("".join(fold(character) for character in bare))
         if near_miss is not None:
-            self._add("error", number, source, near_miss)
+            self._add("error", number, line, near_miss)
             return
-        if "\\" in line:
-            escaped = self._escaped_key(line)
-            if escaped is not None:
-                self._add("error", number, source, escaped)
-                return
         if self._looks_like_directive(prose):
-            self._add("error", number, source,
+            self._add("error", number, line,
                       f"GitHub shows `{quote(line)}`, which names a directive but does not start "
                       f"with it, so it is not applied; write the directive at the start of a "
                       f"line of its own, such as `{self.example_key}: #1234`")
 
-    def _depends_on(self, number: int, line: str, rest: str) -> None:
+    def _value_of(self, line: str, start: int,
+                  shown: ShownLine | None) -> tuple[str, str, bool]:
+        """The value after a key (from `start`), what follows it, and whether the page shows
+        it as code. Where GitHub rewrote a value into a link (a URL shown as `owner/repo#N`
+        or `#N`, a SHA shown short in a commit link), the value is the link's target when the
+        author wrote that target; an autolink GitHub added (`#N` linked to this repository)
+        leaves the text the author wrote."""
+        position = start
+        while position < len(line) and line[position] in " \t":
+            position += 1
+        quoted = shown is not None and position < len(line) and shown.code[position]
+        end = position
+        if quoted:
+            assert shown is not None
+            while end < len(line) and shown.code[end]:
+                end += 1
+        else:
+            while end < len(line) and line[end] not in " \t":
+                end += 1
+        raw = line[position:end].strip(" \t")
+        if shown is not None and end > position:
+            links = set(shown.links[position:end])
+            target = self._linked(raw, links.pop()) if len(links) == 1 else raw
+            if target != raw:  # GitHub's link around what the author wrote: its target
+                return target, line[end:], False
+        if shown is not None and not quoted and any(shown.code[position:end]):
+            raise _PartlyCode(raw)
+        return raw, line[end:], bool(quoted)
+
+    def _linked(self, text: str, target: str | None) -> str:
+        if target is None or target == text:
+            return text
+        if target in self.body:  # the author wrote the URL; GitHub shows it shorter
+            return target
+        commit = _COMMIT_LINK.fullmatch(target)
+        if commit is not None and commit.group("sha") in self.body:
+            return commit.group("sha")  # the author wrote the SHA; GitHub shows it short
+        return text  # a link GitHub added: the text is what the author wrote
+
+    def _depends_on(self, number: int, line: str, value: str) -> None:
         """`Depends-On:` one pull request: of a configured dependency's repository it is that
         dependency's directive; of the description's own repository (or `#N`) a
         prerequisite; of any other repository an error."""
-        value = rest.strip(" \t").strip("`")
         found = _PULL_REQUEST.fullmatch(value)
         if found is None:
             self._add("error", number, line,
@@ -275,17 +341,6 @@ class _Parser:
                       f"neither tested nor waited for")
             return
         self.prerequisites.append(Prerequisite(pr, repository, value, number))
-
-    def _escaped_key(self, line: str) -> str | None:
-        """Back-slashes GitHub removes (`ci\\_sglang\\_pr`, `ci\\-sglang\\-pr\\:`): the line
-        shows as a directive, or a near miss, that this tool does not read as one."""
-        shown = _ESCAPED_PUNCTUATION.sub(r"\1", line)
-        match = _DIRECTIVE_LINE_RE.fullmatch(shown)
-        if (match is None or match.group("key").casefold() not in self.by_key) and (
-                self.near_misses.message(shown) is None):
-            return None
-        return (f"GitHub shows this line as `{quote(shown)}`, but it is not applied because of "
-                f"the back-slashes; write it without them")
 
     def _look_alike(self, line: str) -> str | None:
         """Why a line whose key reads as a directive key after NFKC and the confusables fold
@@ -326,13 +381,11 @@ class _Parser:
         return (f"this reads as `{key.casefold()}:` but contains look-alike characters "
                 f"({described}), so it would match nothing; retype the key in plain ASCII")
 
-    def _code(self, shown: ShownLine, text: str, where: str) -> bool:
+    def _code(self, number: int, line: str, text: str, where: str) -> bool:
         """GitHub shows `text` as code: a directive there is not applied, but recorded (its
         author most likely meant it: a real Miles PR put its directive in a ```text block
         under "## Usage"). Whether it fails the run is `code_findings`' to say."""
-        if shown.raw_html:  # a browser decodes raw HTML's entities: `ci&#45;…` shows `ci-…`
-            text = html.unescape(text)
-        text = without_code_boxes(text.strip(" \t"))
+        text = without_markers(text.strip(" \t"))
         match = item = None
         # As written; else as a reader takes it: look-alike characters folded, invisible ones
         # and escapes dropped (code showing the key with a U+2010 hyphen reads as the key).
@@ -344,7 +397,7 @@ class _Parser:
                 break
         if match is None or item is None:
             return False
-        self.in_code.append(CodeDirective(item.name, shown.number, shown.source,
+        self.in_code.append(CodeDirective(item.name, number, line,
                                           match.group(0).strip(" \t"), where,
                                           isinstance(item, ValueKey)))
         return True
@@ -368,66 +421,42 @@ class _Parser:
         before = _TASK_BOX.sub("", line[:mention.start()])
         return not any(character.isalpha() for character in before)
 
-    def _directive(self, number: int, line: str, match: re.Match[str], *,
-                   markdown: bool = True) -> None:
+    def _directive(self, number: int, line: str, match: re.Match[str],
+                   shown: ShownLine | None) -> None:
         key = match.group("key")
         dependency = self.by_key.get(key.casefold())
         if dependency is None:
             self._add("error", number, line, self.near_misses.unknown_key_message(key))
             return
-        rest = match.group("rest").strip(" \t")
-        if markdown:
-            autolink = _AUTOLINK.match(rest)  # `<https://…>` shows as the URL, linked
-            if autolink is not None:
-                rest = autolink.group("url") + rest[autolink.end():]
-            wrapped = _WRAPPED_VALUE.match(rest)  # `**#1**` shows as `#1`
-            if wrapped is not None and wrapped.group("run") + wrapped.group("value") not in line:
-                wrapped = None  # the run came from an entity (`&#95;x_`): shown as written
-            if wrapped is not None:
-                rest = wrapped.group("value") + rest[wrapped.end():]
-            elif rest[:1] in ("*", "_"):
-                # Emphasis cmark pairs differently (`__x_` shows `_x`): not read as a value.
-                self._add("error", number, line,
-                          f"`{quote(rest)}` starts with emphasis markers GitHub may show or "
-                          f"hide, so the value is unclear; write it alone, in back-ticks: "
-                          rf"`{key}: \`VALUE\``")
-                return
-        quoted = _BACKTICKED.fullmatch(rest)
-        value_match = quoted or _BARE.fullmatch(rest)
-        assert value_match is not None  # _BARE matches any single line
-        raw = value_match.group("value").strip(" \t")
-        trailing = value_match.group("trailing").strip(" \t")
-        after = value_match.group("trailing")
+        try:
+            raw, after, quoted = self._value_of(line, match.start("rest"), shown if (
+                shown is not None and shown.text == line) else None)
+        except _PartlyCode as partly:
+            self._add("error", number, line,
+                      f"GitHub shows part of `{quote(str(partly))}` as code, so what it names "
+                      f"is unclear; write the value alone, or all of it in back-ticks")
+            return
+        trailing = after.strip(" \t")
         # Sentence punctuation ends a word only before a blank or the line's end
         # (`v0.5`.1 shows as the one word `v0.5.1`; `v0.5`. ends a sentence).
         punctuation = len(after) - len(after.lstrip(".,;:!?)"))
         glued = after[punctuation:punctuation + 1] if punctuation else after[:1]
-        if quoted is not None and glued and not glued.isspace():
+        if quoted and glued and not glued.isspace():
             # `release/v0.5`-rc1 shows as one word: which part is the value is unclear (a
-            # sentence's punctuation after the back-ticks is not part of it).
+            # sentence's punctuation after the code is not part of it).
             self._add("error", number, line,
-                      f"`{quote(raw)}` in back-ticks is followed by `{quote(trailing)}` with no "
+                      f"`{quote(raw)}` shown as code is followed by `{quote(trailing)}` with no "
                       f"space, so GitHub shows one word, `{quote(raw + trailing.split()[0])}`; "
                       f"put the whole value in the back-ticks, or a space after them")
             return
-        if markdown and quoted is None and raw.endswith("_"):
-            # The closer of emphasis opened earlier (`_Note<br>ci-x-pr: main_` shows `main`;
-            # a `*` is no ref character, so the value's own check says so).
-            self._add("error", number, line,
-                      f"`{quote(raw)}` ends with emphasis markers GitHub may show or hide, so "
-                      f"the value is unclear; write it alone, in back-ticks: "
-                      rf"`{key}: \`VALUE\``")
-            return
         if isinstance(dependency, ValueKey):
-            self._value(number, line, key, dependency, raw, trailing, quoted is not None)
+            self._value(number, line, key, dependency, raw, trailing, quoted)
             return
         if not raw:
             self._add("error", number, line,
                       f"`{dependency.directive}:` has no value; write a pull request number, a "
                       f"commit SHA or a branch, e.g. `{dependency.directive}: #1234`, or delete "
-                      f"the line" + (" (a template's example in an HTML comment leaves the "
-                                     "value empty: put the whole line inside the comment)"
-                                     if "<!--" in line else ""))
+                      f"the line")
             return
         spec = classify(raw, dependency.repository)
         if isinstance(spec, ValueProblem):
@@ -445,7 +474,7 @@ class _Parser:
         # something else than the branch `my`. A PR, a SHA, a URL or a quoted name cannot
         # run on, so what follows them is a comment.
         if trailing and not self._comment_after(number, line, key, raw, trailing,
-                                                quoted is not None or spec.kind != "ref"):
+                                                quoted or spec.kind != "ref"):
             return
         self._record(self.directives, dependency.name,
                      Directive(dependency.name, key, raw, number, spec), line)
@@ -496,4 +525,10 @@ class _Parser:
                       f"on line {earlier.line} and `{directive.raw}` here; keep exactly one")
 
     def _add(self, level: Level, number: int, line: str, message: str) -> None:
-        self.findings.append(Finding(level, f"line {number}: `{quote(line)}` — {message}", number))
+        self.findings.append(Finding(level, f"{where(number)}: `{quote(line)}` — {message}",
+                                     number))
+
+
+def without_markers(text: str) -> str:
+    """`text` without the list markers and task boxes a page shows as text at its start."""
+    return _SHOWN_MARKERS.sub("", text, count=1)

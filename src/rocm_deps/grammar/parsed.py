@@ -8,21 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rocm_deps.grammar.keys import CodeDirectives
-from rocm_deps.grammar.markdown.shown import CodeKind
 from rocm_deps.grammar.refs import RefSpec, show_invisible
 
 QUOTE_LIMIT = 160
 
 Level = Literal["error", "warning", "notice"]
-# How GitHub shows a line of each kind of code block.
-CODE_BLOCKS: dict[CodeKind, str] = {
-    "fenced": "inside a fenced code block",
-    "indented": "as code (it is indented 4 or more spaces)",
-    "html": "as code (inside raw HTML `<pre>` or `<code>`)",
-    "cell": "as one cell of a table row with several cells",
-}
-
-
 @dataclass(frozen=True)
 class Finding:
     """An error, a warning or a notice about one line of the body (line 0: not about a
@@ -68,9 +58,9 @@ class CodeDirective:
 
     name: str  # the dependency's or the value's
     line: int
-    source: str  # the line as written
-    shown: str  # the directive as GitHub shows it
-    where: str  # how it is shown as code: "inside a fenced code block", ...
+    source: str  # the line as GitHub shows it
+    shown: str  # the directive on it
+    where: str  # how it is shown as code (directives.AS_CODE, AS_CELL)
     value: bool = False  # a value directive's (ci-image-tag), not a dependency's
 
 
@@ -98,6 +88,11 @@ class ParsedBody:
         return tuple(finding for finding in self.findings if finding.level == "error")
 
 
+def where(line: int) -> str:
+    """How a message names a line of the description: its number, when it was found."""
+    return f"line {line}" if line else "a line"
+
+
 def quote(line: str) -> str:
     """A line as it appears in a message: invisible characters made visible, length bounded."""
     # Cut before the invisible characters are spelled out: a line can be a whole body long.
@@ -114,14 +109,14 @@ def code_findings(parsed: ParsedBody, named: set[str],
     findings = []
     for code in parsed.in_code:
         if code.name in named:
-            findings.append(Finding("notice", f"line {code.line}: `{quote(code.shown)}` is "
+            findings.append(Finding("notice", f"{where(code.line)}: `{quote(code.shown)}` is "
                                               f"shown {code.where}: an example, not applied "
                                               f"({code.name} is named elsewhere)", code.line))
             continue
         stays = "would keep its default" if code.value else "would stay at the image's copy"
         findings.append(Finding(
             "error" if policy == "error" else "warning",
-            f"line {code.line}: `{quote(code.source)}` — GitHub shows this {code.where}, so it "
+            f"{where(code.line)}: `{quote(code.source)}` — GitHub shows this {code.where}, so it "
             f"is not applied and {code.name} {stays}; to apply it, "
             f"write `{quote(code.shown)}` on a line of its own outside code (after a blank "
             f"line), or delete it", code.line, title="rocm-deps: directive shown as code"))

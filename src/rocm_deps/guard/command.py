@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.on_demand import ensure_github, offer_renderer
 from rocm_deps.guard import report as merge_check_report
 from rocm_deps.guard.merge_check import check
 from rocm_deps.guard.settings import MergeCheckSettings
@@ -16,6 +16,7 @@ from rocm_deps.runner import Runner
 
 def run(settings: MergeCheckSettings, runner: Runner) -> int:
     ensure_github(settings.api, runner)
+    offer_renderer(settings.api, runner)  # a description rendered here, not by GitHub
     report = check(settings)
     merge_check_report.annotate(report, runner)
     publish(runner, {REPORT: compact_json(report.to_json())},

@@ -75,7 +75,7 @@ def check(settings: MergeCheckSettings) -> MergeCheckReport:
         judged.append(item)
         where = f"pull request #{number}" if number is not None else "the body file"
         parsed = parse_body(body, settings.config.dependencies, settings.config.values,
-                            repository)
+                            repository, live.body_html if live is not None else None)
         errors = [*parsed.errors, *(finding for finding in code_findings(
             parsed, {*parsed.directives, *parsed.values}, settings.config.code_directives)
             if finding.level == "error")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rocm_deps.contract.install import InstallReport
 from rocm_deps.errors import EXIT_FAILURE, EXIT_OK
-from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.on_demand import ensure_github, offer_renderer
 from rocm_deps.install import report as install_report
 from rocm_deps.install.attempts import check_attempt
 from rocm_deps.install.pipeline import Installer
@@ -19,6 +19,7 @@ from rocm_deps.runner import Runner
 
 
 def run(settings: InstallSettings, runner: Runner) -> int:
+    offer_renderer(settings.resolve.api, runner)  # a description rendered here, not by GitHub
     overrides = settings.overrides
     if overrides is None:  # single-job use: resolve the event first (the API only then)
         if settings.resolve.api.empty_variable:

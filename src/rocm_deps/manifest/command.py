@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rocm_deps.config.outputs import COMMENT
 from rocm_deps.errors import EXIT_OK, UsageError
-from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.on_demand import ensure_github, offer_renderer
 from rocm_deps.manifest import text as manifest_report
 from rocm_deps.manifest.comment import Written, collect, named_now_of, set_status, upsert
 from rocm_deps.manifest.settings import CommentSettings
@@ -19,6 +19,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
         raise UsageError(needs_token("comment writes on the pull request",
                                      "pull-requests: write", settings.api.empty_variable))
     ensure_github(settings.api, runner)
+    offer_renderer(settings.api, runner)  # a description rendered here, not by GitHub
     from rocm_deps.github.api import GitHubApi
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)

@@ -51,13 +51,15 @@ def described(pull: PullInfo, config: Config, repository: str, below: Below,
     """`pull`'s description as resolve reads it: `below` finds the pull request a stacked one
     is based on (from the API, or from a list of open pull requests), `expand` the commit an
     abbreviated SHA names (it raises `ValueError` with the reason when it cannot)."""
-    parsed = parse_body(pull.body, config.dependencies, config.values, repository)
+    parsed = parse_body(pull.body, config.dependencies, config.values, repository,
+                        pull.body_html)
     errors = [finding.message for finding in (*parsed.errors, *code_findings(
         parsed, {*parsed.directives, *parsed.values}, config.code_directives))
         if finding.level == "error"]
     try:
         stacked = inherited(pull, below, lambda lower: parse_body(
-            lower.body, config.dependencies, config.values, repository), trusted)
+            lower.body, config.dependencies, config.values, repository, lower.body_html),
+            trusted)
     except StackError as error:
         stacked, errors = {}, [*errors, str(error)]
     directives = {**{name: item.directive for name, item in stacked.items()},

@@ -169,7 +169,8 @@ def read_queued(api: GitHubApi, repository: str, payload: Mapping[str, Any],
             raise FatalError(f"could not read pull request #{number} of the merge group: "
                              f"{error}") from None
         queued.pulls.append(pull)
-        parsed = parse_body(pull.body, config.dependencies, config.values, repository)
+        parsed = parse_body(pull.body, config.dependencies, config.values, repository,
+                            pull.body_html)
         for finding in (*parsed.findings, *code_findings(
                 parsed, {*parsed.directives, *parsed.values}, config.code_directives)):
             queued.findings.append(Finding(finding.level, f"pull request #{number}: "

@@ -54,7 +54,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     # The description's repository, which a `Depends-On:` must name: the event's, else (a
     # --body-file lint) --repository or $GITHUB_REPOSITORY, so it is judged as CI judges it.
     parsed = parse_body(body, config.dependencies, config.values,
-                        context.repository or settings.repository)
+                        context.repository or settings.repository,
+                        pull.body_html if pull is not None else None)
     for finding in parsed.findings:
         report.add(finding)
     trusted = _trusted(settings, context, parsed, report)

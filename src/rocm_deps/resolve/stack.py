@@ -85,7 +85,8 @@ def read_through_api(api: GitHubApi, repository: str, pull: PullInfo, config: Co
     try:
         return inherited(pull, lambda upper: api.pull_with_head(repository, upper.base_ref),
                          lambda lower: parse_body(lower.body, config.dependencies,
-                                                  config.values, repository), trusted)
+                                                  config.values, repository,
+                                                  lower.body_html), trusted)
     except ApiError as error:
         raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
 

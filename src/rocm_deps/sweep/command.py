@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_OK, UsageError
-from rocm_deps.github.on_demand import ensure_github
+from rocm_deps.github.on_demand import ensure_github, offer_renderer
 from rocm_deps.messages import needs_token
 from rocm_deps.reports.output import compact_json, publish
 from rocm_deps.runner import Runner
@@ -22,6 +22,7 @@ def run(settings: SweepSettings, runner: Runner) -> int:
         raise UsageError(needs_token("sweep reads the open pull requests and writes commit "
                                      "statuses", permissions, settings.api.empty_variable))
     ensure_github(settings.api, runner)
+    offer_renderer(settings.api, runner)  # a description rendered here, not by GitHub
     from rocm_deps.github.api import GitHubApi
 
     report = sweep(settings, GitHubApi(settings.api.url, settings.api.token,
