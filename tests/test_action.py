@@ -49,7 +49,10 @@ def run_act(tmp_path: Path, pip_cache: Path, workflow: str, event_name: str,
     home.mkdir(exist_ok=True)
     argv = [ACT, event_name, "-P", "ubuntu-latest=-self-hosted", "-W", str(workflow_file),
             "-e", str(event_file), "--action-cache-path", str(tmp_path / "act-cache"),
-            "--no-cache-server", "--env", f"PIP_CACHE_DIR={pip_cache}", *extra]
+            "--no-cache-server", "--env", f"PIP_CACHE_DIR={pip_cache}",
+            # GitHub always sets OWNER/REPO; act takes it from the checkout's `origin`, which
+            # on a clean CI checkout is a path.
+            "--env", "GITHUB_REPOSITORY=radixark/miles", *extra]
     environ = {key: value for key, value in os.environ.items()
                if not key.startswith(("GITHUB_", "RUNNER_", "ACT"))}
     if python3 is not None:

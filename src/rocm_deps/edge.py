@@ -148,7 +148,10 @@ def repository(given: Given, environ: Mapping[str, str]) -> str | None:
         return None
     if not REPOSITORY.fullmatch(name):
         raise UsageError(f"{given.where('repository')} {name[:100]!r} is not OWNER/REPO"
-                         f"{'' if given.text('repository') else ' ($GITHUB_REPOSITORY)'}")
+                         + ("" if given.text("repository") else
+                            " ($GITHUB_REPOSITORY; a local runner such as act takes it from the "
+                            "checkout's `origin` remote: give --env GITHUB_REPOSITORY=OWNER/REPO"
+                            " or the `repository` input)"))
     return name
 
 

@@ -239,3 +239,20 @@ def test_a_body_file_judges_depends_on_as_ci_does(cli: Cli, tmp_path: Path) -> N
     assert taken.code == 0, taken.stderr
     assert ("merges after (Depends-On; merge-check waits for them): #49, radixark/miles#3194"
             in taken.stdout)
+
+
+def test_a_repository_that_is_not_owner_repo_says_where_it_came_from(cli: Cli,
+                                                                     tmp_path: Path) -> None:
+    """act sets $GITHUB_REPOSITORY from the checkout's `origin`, a path on a local clone: the
+    error names the variable and how to set it; a bad `--repository` names the option."""
+    body = tmp_path / "body.md"
+    body.write_text("Depends-On: #49\n")
+    from_env = cli("resolve", "--body-file", str(body),
+                   env={"GITHUB_REPOSITORY": "/check/repo.git"})
+    assert from_env.code == 2
+    assert ("'/check/repo.git' is not OWNER/REPO ($GITHUB_REPOSITORY; a local runner such as "
+            "act takes it from the checkout's `origin` remote: give --env "
+            "GITHUB_REPOSITORY=OWNER/REPO or the `repository` input)") in from_env.stderr
+    given = cli("resolve", "--body-file", str(body), "--repository", "miles")
+    assert given.code == 2
+    assert "--repository 'miles' is not OWNER/REPO\n" in given.stderr + "\n"
