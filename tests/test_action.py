@@ -171,7 +171,8 @@ def test_invalid_directive_fails_the_job_with_the_line(tmp_path: Path, box: Sand
     code, log = run_act(tmp_path, pip_cache, resolve_and_install_workflow(box), "pull_request",
                         pull_request(body))
     assert code != 0
-    assert re.search(r"line 3: `- ci-megatron-pr: 202` — `202` is a bare number; did you mean "
+    # The line as GitHub shows it: a bullet, not the `- ` typed before it.
+    assert re.search(r"line 3: `ci-megatron-pr: 202` — `202` is a bare number; did you mean "
                      r"`#202`", log), log[-5000:]
     assert not [line for line in printed(log) if line.startswith("observed")]  # never ran
     assert "[e2e/install]" not in log

@@ -23,7 +23,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     from rocm_deps.github.api import GitHubApi
 
     api = GitHubApi(settings.api.url, settings.api.token, settings.config.api)
-    tested, queued = collect(settings, api)
+    tested, queued, read = collect(settings, api)
     body = manifest_report.comment_body(tested)
     # A merge group's run is no pull request's: its status goes on the group's commit, where
     # the queue's required check looks, and no manifest comment is written.
@@ -32,7 +32,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     action, ignored = written.action, written.ignored
     # Also when nothing is named: `success`, so that a required `rocm-deps: <suite>` check
     # does not wait forever on pull requests that name nothing.
-    named, errors = named_now_of(api, tested, settings.config, queued)
+    named, errors = named_now_of(api, tested, settings.config, queued, read)
     status = set_status(api, tested, written.url, named, errors)
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "

@@ -49,10 +49,12 @@ if TYPE_CHECKING:
 Upsert = Literal["created", "updated", "unchanged", "not needed"]
 
 
-def collect(settings: CommentSettings, api: GitHubApi) -> tuple[ManifestRun, Queued | None]:
+def collect(settings: CommentSettings, api: GitHubApi) -> tuple[
+        ManifestRun, Queued | None, PullInfo | None]:
     """The run's reports and the live state of every dependency pull request they name; on a
     merge group, also what the group's pull requests name (the run is the group's: its
-    status goes on the group's commit, and no pull request gets its manifest comment)."""
+    status goes on the group's commit, and no pull request gets its manifest comment); and
+    the pull request as read to check it (workflow_run), so it is not read twice."""
     config = settings.config
     overrides, errors, installs = read_reports(settings.reports, config)
     payload = read_event(settings.event_path)
@@ -62,8 +64,8 @@ def collect(settings: CommentSettings, api: GitHubApi) -> tuple[ManifestRun, Que
                          "comment runs on the event of a workflow run")
     queued = (read_queued(api, repository, payload, config)
               if settings.event_name == "merge_group" else None)
-    number = queued.group.numbers[-1] if queued else _pull_request(settings, payload, api,
-                                                                    repository)
+    number, read = ((queued.group.numbers[-1], None) if queued else
+                    _pull_request(settings, payload, api, repository))
     head = (settings.head_sha or queued.group.head_sha) if queued else None
     if queued is not None and head is None:
         raise UsageError("the `merge_group` payload gives no merge_group.head_sha: give the "
@@ -83,7 +85,7 @@ def collect(settings: CommentSettings, api: GitHubApi) -> tuple[ManifestRun, Que
             name, override, dependency.repository, tested, reported,
             pull_state=("merged" if pull.merged else pull.state) if pull else None,
             pull_head=pull.head_sha if pull else None))
-    return run, queued
+    return run, queued, read
 
 
 def _tested_head(settings: CommentSettings, payload: Mapping[str, Any],
@@ -170,7 +172,7 @@ def _label(path: Path) -> str:
 
 
 def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: GitHubApi,
-                  repository: str) -> int:
+                  repository: str) -> tuple[int, PullInfo | None]:
     """The pull request to comment on. Under workflow_run the trusted payload's
     `pull_requests` decides; only where GitHub leaves it empty (forks) does the number come
     from the artifact (`--pr`), and it is believed only when that pull request's head is the
@@ -205,7 +207,7 @@ def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: Gi
                              f"{run_repository or '?'}:{run_branch or '?'}: refusing to comment "
                              f"there (same commit, another pull request's run)",
                              title="rocm-deps: comment")
-        return number
+        return number, pull
     if number is None:
         number = settings.pr
     elif settings.pr is not None and settings.pr != number:
@@ -213,7 +215,7 @@ def _pull_request(settings: CommentSettings, payload: Mapping[str, Any], api: Gi
     if number is None:
         raise UsageError(f"this `{settings.event_name or 'unknown'}` event names no pull "
                          f"request: give --pr (input `pr`)")
-    return number
+    return number, None
 
 
 def _pull(api: GitHubApi, repository: str, number: int) -> PullInfo:
@@ -319,14 +321,14 @@ def upsert(api: GitHubApi, run: ManifestRun, body: str, author: str) -> Written:
                          f"example)", title="rocm-deps: comment") from None
 
 
-def named_now_of(api: GitHubApi, run: ManifestRun, config: Config,
-                 queued: Queued | None) -> tuple[list[Named], list[str]]:
+def named_now_of(api: GitHubApi, run: ManifestRun, config: Config, queued: Queued | None,
+                 read: PullInfo | None = None) -> tuple[list[Named], list[str]]:
     """What is named now, and the errors of its description(s): the pull request's live
     description with its stack (a re-run of failed jobs or a dispatch re-test hands this step
     an earlier report), or what the merge group's pull requests name together."""
     if queued is None:
-        now = described_through_api(api, run.repository, _pull(api, run.repository, run.number),
-                                    config)
+        now = described_through_api(api, run.repository,
+                                    read or _pull(api, run.repository, run.number), config)
         return now.named, now.errors
 
     def expand(repository: str, abbreviation: str) -> str:
