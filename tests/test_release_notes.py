@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -47,5 +48,12 @@ def test_the_release_a_user_can_pin_is_the_packages_version() -> None:
 
     completed = subprocess.run([sys.executable, str(ROOT / "scripts" / "release_notes.py"),
                                 f"v{__version__}"], capture_output=True, text=True, check=True)
-    assert completed.stdout.startswith("The first release to pin:")
-    assert "### Changed (exactly what was named, or fail)" in completed.stdout
+    # The version --version prints has a dated section of its own, and nothing waits under
+    # [Unreleased] that this version already ships.
+    assert completed.stdout.startswith("A suite tests exactly what was named on every path")
+    assert "### Added\n" in completed.stdout
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert re.search(rf"^## \[{re.escape(__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$",
+                     changelog, re.MULTILINE)
+    with pytest.raises(SystemExit, match="no section"):  # [Unreleased] is empty
+        section(changelog, "Unreleased")
