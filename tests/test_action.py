@@ -321,11 +321,13 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
     head = "5" * 40
     with FakeGitHub() as github:
         github.repository("sgl-project/sglang").add_pull(102, "2" * 40)
-        github.repository("radixark/miles").add_pull(7, head)
+        description = "Testing the fix.\n\nci-sglang-pr: #102\n"
+        # The status judges what the description names now: the same as the run's.
+        github.repository("radixark/miles").add_pull(7, head, body=description)
         reports = tmp_path / "artifact"
         reports.mkdir()
         body = tmp_path / "body.md"
-        body.write_text("Testing the fix.\n\nci-sglang-pr: #102\n")
+        body.write_text(description)
         environ = {**os.environ, "GITHUB_API_URL": github.url, "TEST_TOKEN": "ghp_" + "a" * 36,
                    "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
         resolved = subprocess.run(

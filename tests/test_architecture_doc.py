@@ -94,3 +94,14 @@ def test_the_doc_names_enough_to_be_checked() -> None:
     assert {"cli.execute", "contract/status.judge", "install/command.run"} <= set(DOTTED)
     assert {"Git.layout", "Git.run", "Installer.install_one"} <= set(MEMBERS)
     assert {"contract/overrides.py", "guard/document.py", "edge.py"} <= set(FILES)
+
+
+def test_the_precedence_the_architecture_lists_is_the_one_resolve_walks() -> None:
+    """§3's precedence, read from the sentence, is `PRECEDENCE` (which
+    `resolve/precedence.choose` walks) and then the image's copy."""
+    from rocm_deps.contract.overrides import PRECEDENCE
+
+    sentence = re.search(r"Per dependency, precedence is\s(.*?)\.\n", DOC, re.DOTALL)
+    assert sentence is not None
+    listed = re.findall(r"`(\w+)`\s\(", sentence.group(1))
+    assert listed == [*PRECEDENCE, "image"]

@@ -21,11 +21,11 @@ from rocm_deps.files import LOCK_FILE_LIMIT, read_bounded
 from rocm_deps.github.answers import ApiError, ApiUnreachable, PullInfo
 from rocm_deps.github.event import EventContext, event_context, read_event, read_json_object
 from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
-from rocm_deps.grammar.parsed import Directive, Finding, ParsedBody, ValueDirective, code_findings
-from rocm_deps.grammar.refs import RefSpec, ValueProblem, classify, merged_onto_base
+from rocm_deps.grammar.parsed import Finding, ParsedBody, ValueDirective, code_findings
 from rocm_deps.grammar.values import check_value
 from rocm_deps.messages import full_sha_hint, needs_token
 from rocm_deps.resolve.merge import merge_of_pull
+from rocm_deps.resolve.precedence import WHITESPACE, Named, choose
 from rocm_deps.resolve.queue import Queued, read_queued
 from rocm_deps.resolve.settings import ResolveSettings
 from rocm_deps.resolve.stack import Inherited, StackError, read_through_api, unread_stack
@@ -33,7 +33,6 @@ from rocm_deps.resolve.stack import Inherited, StackError, read_through_api, unr
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
 
-WHITESPACE = " \t\n\r\f\v"  # ASCII only: a non-ASCII space in a value is an error, not trimmed
 # The dispatch inputs that name a dependency's ref (docs/architecture.md, *Directives*):
 # ci_<word>_pr.
 DEPENDENCY_INPUT = re.compile(r"ci_\w+_pr", re.IGNORECASE)
@@ -83,8 +82,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     lock_read = _author_trusted(settings, context) or config.lock_file is None
     lock = _read_lock(config) if lock_read else _no_lock(config, report)
     for dependency in config.dependencies:
-        override = _choose(dependency, dispatch, directives, lock, report, lock_read, inherited,
-                           source)
+        override = choose(dependency, Named(dispatch, directives, inherited, source, lock,
+                                            lock_read), report)
         if override is not None:
             report.overrides[dependency.name] = override
     if settings.api.token and not report.errors:
@@ -348,80 +347,6 @@ def _read_lock(config: Config) -> Mapping[str, Any]:
         return {}  # the CUDA profile's release-lock.json exists on release branches only
     return read_json_object(Path(config.lock_file), f"{config.source}: lock-file",
                             LOCK_FILE_LIMIT, "a JSON object with <name>_commit keys")
-
-
-def _choose(dependency: DependencyConfig, dispatch: Mapping[str, str],
-            directives: Mapping[str, Directive], lock: Mapping[str, Any],
-            report: ResolveReport, lock_read: bool = True,
-            inherited: Mapping[str, Inherited] | None = None,
-            inherited_source: Source = "stack") -> Override | None:
-    """Precedence, per dependency: dispatch input > body directive > a directive inherited
-    from the stack (or, on a merge group, named by one of its pull requests) > lock file >
-    default.
-    When the lock file could not be read (`lock_read` False), the default is not a stand-in
-    for what it would have pinned."""
-    raw_input = dispatch.get(dependency.dispatch_input, "").strip(WHITESPACE)
-    directive = directives.get(dependency.name)
-    if raw_input:
-        if directive is not None:
-            report.notices.append(
-                f"{dependency.name}: the dispatch input `{dependency.dispatch_input}` "
-                f"(`{raw_input}`) replaces the PR body's `{directive.key}: {directive.raw}` "
-                f"(line {directive.line})")
-        return _from_value(dependency, raw_input, "dispatch",
-                           f"input `{dependency.dispatch_input}`", report)
-    if directive is not None:
-        return _override(dependency, directive.spec, "body", directive.raw, directive.line)
-    below = (inherited or {}).get(dependency.name)
-    if below is not None:
-        return dataclasses.replace(_override(dependency, below.directive.spec, inherited_source,
-                                             below.directive.raw, below.directive.line),
-                                   via=below.via)
-    lock_key = f"{dependency.name}_commit"
-    if lock_key in lock:
-        value = lock[lock_key]
-        if not isinstance(value, str):
-            report.errors.append(Finding("error", f"lock-file key `{lock_key}`: expected a "
-                                                  f"string, got {type(value).__name__}"))
-            return None
-        return _from_value(dependency, value.strip(WHITESPACE), "lock",
-                           f"lock-file key `{lock_key}`", report)
-    if dependency.default and not lock_read:
-        report.errors.append(Finding(
-            "error", f"{dependency.name}: the lock file is not read (an untrusted author's "
-                     f"pull request under a privileged event), and the configured default "
-                     f"`{dependency.default}` is a moving ref, not the commit the lock file "
-                     f"pins: the run would test a commit nobody chose. Run the suite on "
-                     f"`pull_request`, or name {dependency.name}'s commit with a dispatch "
-                     f"input", title=f"rocm-deps: {dependency.name}"))
-        return None
-    if dependency.default:
-        return _from_value(dependency, dependency.default, "default",
-                           f"config `dependencies.{dependency.name}.default`", report)
-    return None
-
-
-def _from_value(dependency: DependencyConfig, value: str, source: Source, where: str,
-                report: ResolveReport) -> Override | None:
-    spec = classify(value, dependency.repository)
-    if isinstance(spec, ValueProblem):
-        report.errors.append(Finding("error", f"{where}: {spec.message}",
-                                     title=f"rocm-deps: {dependency.name}"))
-        return None
-    if spec.caution:
-        report.warnings.append(Finding("warning", f"{where}: {spec.caution}",
-                                       title=f"rocm-deps: {dependency.name}"))
-    return _override(dependency, spec, source, value, None)
-
-
-def _override(dependency: DependencyConfig, spec: RefSpec, source: Source, raw: str,
-              line: int | None) -> Override:
-    if dependency.merge_with_base:  # every pull request form means its merge onto its base
-        merged = merged_onto_base(spec)
-        assert isinstance(merged, RefSpec)
-        spec = merged
-    return Override(name=dependency.name, kind=spec.kind, ref=spec.ref, source=source, raw=raw,
-                    sha=spec.sha, line=line, pr=spec.pr)
 
 
 def _short_sha_message(override: Override) -> str:
