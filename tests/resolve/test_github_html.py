@@ -107,3 +107,31 @@ def test_an_own_repository_url_shown_as_a_number_is_an_error(
     for result in (live(cli, write_event, github, config, body), local(cli, tmp_path, body)):
         assert result.code == 1
         assert "radixark/miles" in result.stderr and "sgl-project/sglang" in result.stderr
+
+
+@pytest.mark.parametrize(("body", "ref"), [
+    # The author's link around the value or the whole line: the text is what is shown.
+    ("ci-sglang-pr: [#30421](https://github.com/sgl-project/sglang/pull/68091)\n",
+     "refs/pull/30421/head"),
+    ("[ci-sglang-pr: #30421](https://github.com/sgl-project/sglang/pull/68091)\n",
+     "refs/pull/30421/head"),
+    ("ci-sglang-pr: [#30421][r]\n\n[r]: https://github.com/sgl-project/sglang/pull/68091\n",
+     "refs/pull/30421/head"),
+    # The destination written bare elsewhere does not make the link's text GitHub's rewrite.
+    ("ci-sglang-pr: [#30421](https://github.com/sgl-project/sglang/pull/68091)\n\nSee "
+     "https://github.com/sgl-project/sglang/pull/68091\n", "refs/pull/30421/head"),
+    ("ci-sglang-pr: [main](https://github.com/sgl-project/sglang/tree/evil)\n", "main"),
+    # A raw <a> left open around the line: its href is no value.
+    ('Foo\n<a href="bar">\nci-sglang-pr: #30421\nbaz\n', "refs/pull/30421/head"),
+])
+def test_a_link_the_author_wrote_names_its_text_not_its_hidden_target(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+        tmp_path: Path, body: str, ref: str) -> None:
+    """Only where GitHub rewrote a URL or SHA the author wrote as text is the link's target the
+    value; a link the author wrote shows its text, and the reader sees that text, so that is
+    what is applied (a held-out check found the hidden target applied: a run green on a pull
+    request nobody was shown)."""
+    assert overrides(local(cli, tmp_path, body))["sglang"]["ref"] == ref
+    github.repository("sgl-project/sglang").add_pull(68091, "6" * 40)
+    github.repository("sgl-project/sglang").branches["main"] = "7" * 40
+    assert overrides(live(cli, write_event, github, config, body))["sglang"]["ref"] == ref

@@ -79,12 +79,29 @@ _PULL_REQUEST = re.compile(
 # The target of a commit link GitHub put around a SHA it shows short.
 _COMMIT_LINK = re.compile(r"https://github\.com/[^/]+/[^/]+/commit/(?P<sha>[0-9a-f]{40}|"
                           r"[0-9a-f]{64})")
+# What comes right before a link's destination: `](`, `](<`, a reference definition's
+# `]: `, an attribute `href=` / `src=` (quoted or not).
+_DESTINATION_BEFORE = re.compile(r"(?:\]\(\s*<?|\]:[ \t]*<?|(?i:\b(?:href|src))\s*=\s*[\"']?)$")
 _SIMPLIFIED = re.compile(r"<!--.*?-->|<[A-Za-z/][^>]*>|\]\([^()\s]*\)|[\\`*_~<>\[\]()|]+")
 _BLANKS = re.compile(r"\s+")
 # How a line is shown as code, as messages say it.
 AS_BLOCK = "inside a code block (fenced, indented or `<pre>`)"
 AS_CODE = "as code (a code span or `<code>`)"
 AS_CELL = "as one cell of a table row with several cells"
+
+
+def _written_as_text(body: str, written: str) -> bool:
+    """Whether `written` occurs in the raw description as text GitHub shows (so GitHub may
+    show it shortened), not only inside a link's destination (`](…)`, `[label]: …`, an
+    `href=` or `src=`) that the reader never sees."""
+    start = body.find(written)
+    while start >= 0:
+        token = max(body.rfind(character, 0, start) for character in " \t\n(<\"'=[") + 1
+        before = body[max(0, token - 40):token]
+        if not _DESTINATION_BEFORE.search(before):
+            return True
+        start = body.find(written, start + 1)
+    return False
 
 
 class _PartlyCode(ValueError):
@@ -302,14 +319,29 @@ class _Parser:
         return raw, line[end:], bool(quoted)
 
     def _linked(self, text: str, target: str | None) -> str:
+        """The link's target only where GitHub rewrote what the author wrote: the text is
+        GitHub's short form of the target (`owner/repo#N` or `#N` for a pull request URL,
+        `[owner/repo@]abc1234` for a commit) and the author wrote the target as text, not as
+        a link's destination. A link the author wrote (`[#1](…/pull/2)`, `<a href>`) shows
+        its text, and the text is what the author named."""
         if target is None or target == text:
             return text
-        if target in self.body:  # the author wrote the URL; GitHub shows it shorter
-            return target
+        pull = _PULL_REQUEST.fullmatch(target)
+        if (pull is not None and pull.group("url_number") is not None
+                and text.casefold() in (f"#{pull.group('url_number')}", (
+                    f"{pull.group('url_repository')}#{pull.group('url_number')}").casefold())
+                and _written_as_text(self.body, target)):
+            return target  # the author wrote the URL; GitHub shows it shorter
         commit = _COMMIT_LINK.fullmatch(target)
-        if commit is not None and commit.group("sha") in self.body:
-            return commit.group("sha")  # the author wrote the SHA; GitHub shows it short
-        return text  # a link GitHub added: the text is what the author wrote
+        if commit is not None:
+            sha = commit.group("sha")
+            short = text.rpartition("@")[2]
+            if len(short) >= 7 and sha.startswith(short):
+                if _written_as_text(self.body, target):
+                    return target
+                if _written_as_text(self.body, sha):
+                    return sha  # the author wrote the SHA; GitHub shows it short
+        return text
 
     def _depends_on(self, number: int, line: str, value: str) -> None:
         """`Depends-On:` one pull request: of a configured dependency's repository it is that
