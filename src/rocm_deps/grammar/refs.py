@@ -295,7 +295,9 @@ def _other_repository(named: str, repository: str, value: str) -> ValueProblem |
     if named.casefold() == repository.casefold():
         return None
     return ValueProblem(f"`{value}` points at {named}, but this dependency is fetched from "
-                        f"{repository}; only its own pull requests and commits can be tested")
+                        f"{repository}; only its own pull requests and commits can be tested "
+                        f"(if the image's clone is of {named}, set the dependency's "
+                        f"`repository` in the config)")
 
 
 def _autolink_end(value: str) -> str:
