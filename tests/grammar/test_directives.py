@@ -153,10 +153,16 @@ CASES = [
      COMMENT),
     ("trailing-after-url", f"ci-sglang-pr: {COMMIT_URL} (fix)", {"sglang": SHA}, None, None,
      COMMENT),
+    # A blank ends a ref: `my branch` is no branch, and the message does not steer the author
+    # to `my` as if that were what they meant.
     ("trailing-after-branch", "ci-sglang-pr: my branch", {},
-     "`my` is followed by `branch`, and a branch, tag or value cannot hold a blank", None),
+     "`my` is followed by `branch`, and a branch, tag or value cannot hold a blank, so the "
+     "line names nothing that exists as written: write the name exactly as git shows it (a "
+     "SHA when in doubt); only if `my` alone is meant and the rest is a comment, quote it: "
+     "`ci-sglang-pr: \\`my\\``", None),
     ("trailing-after-branch-parenthesis", "ci-megatron-pr: miles-main (latest)", {},
-     "to use `miles-main`, quote it alone: `ci-megatron-pr: \\`miles-main\\``", None),
+     "only if `miles-main` alone is meant and the rest is a comment, quote it: "
+     "`ci-megatron-pr: \\`miles-main\\``", None),
     ("backticked-branch-trailing", "ci-megatron-pr: `miles-main` (latest)",
      {"megatron": "miles-main"}, None, None, COMMENT),
     ("empty-value", "ci-sglang-pr:", {}, "has no value", None),

@@ -532,9 +532,10 @@ class _Parser:
             return True
         self._add("error", number, line,
                   f"`{raw}` is followed by `{quote(trailing)}`, and a branch, tag or value "
-                  f"cannot hold a blank, so this may name something else; to use `{raw}`, "
-                  rf"quote it alone: `{key}: \`{raw}\``, with any comment after the closing "
-                  f"back-tick or on a line of its own")
+                  f"cannot hold a blank, so the line names nothing that exists as written: "
+                  f"write the name exactly as git shows it (a SHA when in doubt); only if "
+                  rf"`{raw}` alone is meant and the rest is a comment, quote it: `{key}: "
+                  rf"\`{raw}\``")
         return False
 
     def _record(self, found: dict[str, Any], name: str, directive: Directive | ValueDirective,
