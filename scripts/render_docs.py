@@ -15,12 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-try:
-    import yaml
-except ModuleNotFoundError:  # the `lint` extra has it; the `test` extra alone does not
-    raise SystemExit("scripts/render_docs.py needs PyYAML: "
-                     "pip install -e '.[test,lint]'") from None
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -174,6 +168,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true")
     arguments = parser.parse_args()
+    try:
+        import yaml
+    except ModuleNotFoundError:  # the `lint` extra has it; the `test` extra alone does not
+        raise SystemExit("scripts/render_docs.py needs PyYAML: "
+                         "pip install -e '.[test,lint]'") from None
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     stale = []
     for path, blocks in ((ROOT / "README.md", readme_blocks(action)),

@@ -149,7 +149,7 @@ def test_pull_request_resolve_then_install_in_two_jobs(tmp_path: Path, box: Sand
             'patches=[{"megatron":{"docker/amd_patch/latest/megatron.patch":"applied"}}]'
             in printed(log))
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == pr_head
-    assert 'DEVICE = "rocm"' in (box.baked["megatron"] / world.ROCM_TARGET).read_text()
+    assert 'DEVICE = "hip"' in (box.baked["megatron"] / world.ROCM_TARGET).read_text()
     assert installed_version(box, "megatron-core") == MEGATRON_PR
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_before
     assert installed_version(box, "sglang") == sglang_version

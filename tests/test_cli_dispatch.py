@@ -3,9 +3,11 @@ and how few frames stand between the command line and the first side effect."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import traceback
@@ -20,6 +22,7 @@ from rocm_deps.files import toml_parser
 from rocm_deps.options import read
 from tests.conftest import Cli
 
+ROOT = Path(__file__).resolve().parent.parent
 EDGE = Edge({"PATH": "/usr/bin:/bin", "TOKEN": "ghs_secret"}, Path("/"),
             Interpreter(sys.executable, sys.prefix, sys.base_prefix))
 
@@ -39,6 +42,7 @@ def test_every_command_has_a_front_end_that_builds_its_settings_and_a_run() -> N
 TOY_SETTINGS = """\
 from dataclasses import dataclass
 from rocm_deps.options import Help, Option
+ACTION = True
 OPTIONS = (Option("greeting", "what to say", default="hello", choices=("hello", "bye")),
            Option("times", "how often", "N", default="2", low=1, high=3))
 HELP = Help("say something", "Say the greeting a few times.", ("rocm-deps toy --times 3",))
@@ -76,6 +80,35 @@ def test_a_new_command_is_its_folder_and_one_registry_line(
         main(["toy", "--help"], environ={})
     shown = " ".join(capsys.readouterr().out.split())
     assert "Say the greeting a few times." in shown and "(default 2)" in shown
+    # The action's `command:` takes it with its inputs, the generated command line in
+    # docs/configuration.md shows it, and the import contract holds its command.py.
+    from rocm_deps.action import action_inputs
+
+    assert [option.name for option in action_inputs()["toy"]] == ["greeting", "times"]
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from render_docs import command_line_block
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    assert "rocm-deps toy [--greeting hello|bye] [--times N]" in command_line_block()
+    contracts = toml_parser().loads((ROOT / "pyproject.toml").read_text())["tool"][
+        "importlinter"]["contracts"]
+    [independent] = [contract["modules"] for contract in contracts
+                     if contract["type"] == "independence"]
+    assert [pattern for pattern in independent
+            if fnmatch.fnmatchcase("rocm_deps.toy.command", pattern)] == ["rocm_deps.*.command"]
+
+
+def test_the_command_interface_is_typed_and_the_profile_named_once() -> None:
+    """Every command's front end says whether it is a step of the action (no attribute is
+    read with a fallback), and the default profile's name is written in its `Literal` and
+    the profile table only."""
+    assert {command: front(command).ACTION for command in COMMANDS} == {
+        "resolve": True, "install": True, "merge-check": True, "comment": True,
+        "sweep": True, "demo": False}
+    source = [path.read_text(encoding="utf-8") for path in (ROOT / "src").rglob("*.py")]
+    assert sum(text.count('"rocm"') for text in source) == 2
+    assert not [text for text in source if re.search(r"getattr\([^)]*ACTION", text)]
 
 
 def test_the_first_git_process_of_install_is_at_most_seven_frames_from_the_console_script(

@@ -51,7 +51,7 @@ def read_inputs(environ: Mapping[str, str]) -> Given:
 def action_inputs() -> dict[str, tuple[Option, ...]]:
     """Each command of the action (`command:`) and its inputs."""
     return {command: tuple(option for option in front(command).OPTIONS if option.action)
-            for command in COMMANDS if getattr(front(command), "ACTION", True)}
+            for command in COMMANDS if front(command).ACTION}
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:

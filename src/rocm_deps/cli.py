@@ -11,7 +11,8 @@ import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import FrameType
+from typing import TYPE_CHECKING, Any, cast
 
 from rocm_deps import __version__, edge, process
 from rocm_deps.errors import (
@@ -25,8 +26,11 @@ from rocm_deps.errors import (
 from rocm_deps.options import Given, Help, Option, read
 from rocm_deps.runner import Runner
 
-# The registry: each command is a folder with `settings.py` (its `OPTIONS`, `HELP`, settings
-# and `build(given, edge)`; `ACTION = False` keeps it out of the action) and `command.py`
+if TYPE_CHECKING:
+    from rocm_deps.interface import Back, Front
+
+# The registry: each command is a folder with `settings.py`, an `interface.Front` (`OPTIONS`,
+# `HELP`, `ACTION`, `build(given, edge)`), and `command.py`, an `interface.Back`
 # (`run(settings, runner)` returns the exit code). docs/development.md, *Adding a command*.
 COMMANDS: dict[str, str] = {
     "resolve": "rocm_deps.resolve",
@@ -38,9 +42,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def front(command: str) -> ModuleType:
+def front(command: str) -> Front[Any]:
     """The command's front end: its options, help and settings builder."""
-    return importlib.import_module(f"{COMMANDS[command]}.settings")
+    return cast("Front[Any]", importlib.import_module(f"{COMMANDS[command]}.settings"))
+
+
+def back(command: str) -> Back[Any]:
+    """The command itself, imported only when it runs: a command pays no start-up time for
+    the others."""
+    return cast("Back[Any]", importlib.import_module(f"{COMMANDS[command]}.command"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,10 +133,7 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
         _mask_token(given, environ, runner)  # before anything else is printed
         built = front(given.command).build(given, edge.Edge(environ, Path.cwd(),
                                                             edge.Interpreter.current()))
-        # Imported only when it runs: a command pays no start-up time for the others.
-        command = importlib.import_module(f"{COMMANDS[given.command]}.command")
-        code: int = command.run(built, runner)
-        return code
+        return back(given.command).run(built, runner)
     except FatalError as error:
         runner.error(error.message, title=error.title)
         return error.exit_code

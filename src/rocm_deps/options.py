@@ -15,16 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, get_args
 
+from rocm_deps.defaults import DEFAULT_BOT as DEFAULT_BOT
+from rocm_deps.defaults import DEFAULT_PROFILE, Policy, Profile
+from rocm_deps.defaults import DEFAULT_TRUSTED as DEFAULT_TRUSTED
+from rocm_deps.defaults import GUARD_CONTEXT as GUARD_STATUS
+from rocm_deps.defaults import BodySource as BodySource
+from rocm_deps.defaults import OutputFormat as OutputFormat
 from rocm_deps.errors import UsageError
 from rocm_deps.messages import invalid_value
-
-OutputFormat = Literal["text", "json"]
-# auto: the live body (the API) when there is a token, else the event's.
-BodySource = Literal["auto", "event", "api"]
-DEFAULT_TRUSTED = "OWNER,MEMBER,COLLABORATOR"
-DEFAULT_BOT = "github-actions[bot]"  # who writes a comment with the job's GITHUB_TOKEN
 
 
 @dataclass(frozen=True)
@@ -72,13 +72,24 @@ class Help:
     examples: tuple[str, ...]
 
 
+def default_of(options: Sequence[Option], name: str) -> Any:
+    """Row `name`'s default as a settings field holds it (a whole number, a flag, the text):
+    the settings dataclasses take their defaults from the rows, never a copy."""
+    row = next(option for option in options if option.name == name)
+    if row.boolean:
+        return row.default == "true"
+    if row.low is not None:
+        return int(row.default)
+    return row.default
+
+
 # The rows several commands share; each command's `OPTIONS` lists those it reads.
 CONFIG = Option("config", "TOML file overriding the built-in configuration", "F")
 PROFILE = Option("profile", "the built-in settings: rocm (the MI350 suite) or cuda (the CUDA "
                  "suite: default branches, release-lock.json, no patches, no pip install)",
-                 default="rocm", choices=("rocm", "cuda"))
+                 default=DEFAULT_PROFILE, choices=get_args(Profile))
 FORMAT = Option("format", "json prints the report on stdout (logs go to stderr)",
-                default="text", choices=("text", "json"), action=False)
+                default=get_args(OutputFormat)[0], choices=get_args(OutputFormat), action=False)
 EVENT_PATH = Option("event-path", "event payload JSON (default: $GITHUB_EVENT_PATH)", "F",
                     action=False)
 EVENT_NAME = Option("event-name", "event name (default: $GITHUB_EVENT_NAME)", "N",
@@ -91,7 +102,7 @@ BODY_FILE = Option("body-file", "read the PR body from this file instead of the 
 BODY_SOURCE = Option("body-source", "api: read the PR body from the GitHub API (needs a "
                      "token): a re-run then judges the current description; event: the "
                      "payload's; auto: api when there is a token, else event",
-                     default="auto", choices=("auto", "event", "api"))
+                     default=get_args(BodySource)[0], choices=get_args(BodySource))
 TRUSTED = Option("trusted-associations", "author associations whose directives are honoured "
                  "under pull_request_target / workflow_run / issue_comment (sweep: whose pull "
                  "requests may be re-run)", "LIST", default=DEFAULT_TRUSTED)
@@ -104,14 +115,14 @@ SUITES = Option("suite", "a suite to check, repeatable (action: one per line; de
 POLICY = Option("policy", "require-merged: fail while a named dependency pull request (or a "
                 "Depends-On prerequisite) is not merged into its default branch; "
                 "forbid-overrides: fail while anything is named; warn: annotate only",
-                default="require-merged", choices=("require-merged", "forbid-overrides", "warn"))
+                default=get_args(Policy)[0], choices=get_args(Policy))
 REQUIRE_TESTED = Option("require-tested", "also fail when a commit the description names is "
                         "not the one the run in the manifest comment tested (a moved pull "
                         "request head, another SHA, a branch; no manifest: fail on merge_group, "
                         "warn on pull_request)", default="false", boolean=True, switch=True)
 GUARD_CONTEXT = Option("guard-context", "the commit status the merge guard's verdict is written "
                        "as, which the sweep keeps true", "CONTEXT",
-                       default="rocm-deps: merge guard",
+                       default=GUARD_STATUS,
                        pattern=r"[A-Za-z0-9](?:[A-Za-z0-9 :._()+/-]{0,98}[A-Za-z0-9._()+/-])?",
                        expected="letters, digits, spaces and `:._()+/-`, at most 100")
 REPOSITORY = Option("repository", "the repository the description belongs to, which a "

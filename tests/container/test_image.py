@@ -105,7 +105,7 @@ def test_install_with_the_mi350_layout(image: str, box: sandbox.Sandbox, tmp_pat
     # Seen from the host: the named dependency moved and carries the ROCm patch ...
     megatron = box.baked["megatron"]
     assert git(megatron, "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
-    assert 'DEVICE = "rocm"' in (megatron / world.ROCM_TARGET).read_text()
+    assert 'DEVICE = "hip"' in (megatron / world.ROCM_TARGET).read_text()
     # ... the unnamed one did not.
     assert git(box.baked["sglang"], "rev-parse", "HEAD") == sglang_head
     assert git(box.baked["sglang"], "status", "--porcelain") == sglang_status

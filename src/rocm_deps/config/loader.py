@@ -38,13 +38,14 @@ from rocm_deps.config.model import (
 )
 from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
 from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile
+from rocm_deps.defaults import DEFAULT_PROFILE
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded, toml_parser
 from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
 from rocm_deps.grammar.values import check_value
 
 
-def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
+def load_config(path: str | Path | None, profile: Profile = DEFAULT_PROFILE) -> Config:
     """A profile's built-in defaults, overridden by the TOML file at `path` when given."""
     if path is None:
         return build_config({}, source="built-in defaults", profile=profile)
@@ -67,7 +68,7 @@ def load_config(path: str | Path | None, profile: Profile = "rocm") -> Config:
 
 
 def build_config(document: Mapping[str, Any], *, source: str,
-                 profile: Profile = "rocm") -> Config:
+                 profile: Profile = DEFAULT_PROFILE) -> Config:
     fail = Fail(source)
     merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
     top = table_values(merged, TOP_LEVEL, "", fail)

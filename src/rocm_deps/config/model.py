@@ -20,6 +20,7 @@ from rocm_deps.config.fields import (
     TagPolicy,
 )
 from rocm_deps.config.profiles import Profile
+from rocm_deps.defaults import DEFAULT_PROFILE
 from rocm_deps.grammar.keys import REPOSITORY_NAME, CodeDirectives, RefKey, ValueKey
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -103,7 +104,7 @@ class Config:
     source: str = "built-in defaults"
     values: tuple[ValueConfig, ...] = ()
     lock_file_required: bool = TOP_LEVEL["lock-file-required"].default
-    profile: Profile = "rocm"
+    profile: Profile = DEFAULT_PROFILE
     code_directives: CodeDirectives = TOP_LEVEL["code-directives"].default
 
     def dependency(self, name: str) -> DependencyConfig:

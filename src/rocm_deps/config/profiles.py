@@ -8,9 +8,9 @@ never brings a regular expression of its own.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-Profile = Literal["rocm", "cuda"]
+from rocm_deps.defaults import Profile as Profile
 
 BUILTIN_DEFAULTS: dict[str, Any] = {
     "dependencies": {

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from rocm_deps.contract.status import Judgement, fit
+from rocm_deps.defaults import GUARD_CONTEXT as GUARD_CONTEXT
+from rocm_deps.defaults import Policy as Policy
 
 if TYPE_CHECKING:
     from rocm_deps.config import Config
     from rocm_deps.grammar.parsed import Directive, Prerequisite
 
-Policy = Literal["require-merged", "forbid-overrides", "warn"]
 Verdict = Literal["pass", "fail", "warn"]
 # What the guard found of a named dependency pull request or a prerequisite. "merged into
 # another branch": merged into a branch other than its repository's default (a pull request
@@ -25,7 +26,6 @@ Verdict = Literal["pass", "fail", "warn"]
 # policy refuses every directive, so no API call is made.
 PullState = Literal["merged", "merged into another branch", "open", "closed (unmerged)",
                     "not a PR", "not asked"]
-GUARD_CONTEXT = "rocm-deps: merge guard"
 
 
 def state_of(merged: bool, state: str, base_ref: str, default_branch: str | None) -> PullState:

@@ -45,7 +45,7 @@ ROCM_PATCH = "\n".join([
     " ",
     '-DEVICE = "cuda"',
     "-WARP_SIZE = 32",
-    '+DEVICE = "rocm"',
+    '+DEVICE = "hip"',
     "+WARP_SIZE = 64",
     " ",
     " ",

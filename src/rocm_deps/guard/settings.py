@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
-from rocm_deps.contract.guard import GUARD_CONTEXT, Policy
+from rocm_deps.contract.guard import Policy
 from rocm_deps.edge import ApiSettings, Edge
 from rocm_deps.options import (
     BODY_FILE,
     BODY_SOURCE,
     BOT_LOGIN,
-    DEFAULT_BOT,
     EVENT,
     POLICY,
     REPOSITORY,
@@ -26,11 +25,13 @@ from rocm_deps.options import (
     Help,
     Option,
     OutputFormat,
+    default_of,
 )
 from rocm_deps.options import (
     GUARD_CONTEXT as GUARD_CONTEXT_OPTION,
 )
 
+ACTION = True  # a step of workflows: `command: merge-check`
 OPTIONS = (
     *TOOL, *EVENT, BODY_FILE, BODY_SOURCE, BOT_LOGIN, SUITES, POLICY, REQUIRE_TESTED,
     GUARD_CONTEXT_OPTION, REPOSITORY,
@@ -57,15 +58,17 @@ class MergeCheckSettings:
     event_name: str = ""
     event_path: Path | None = None
     api: ApiSettings = field(default_factory=ApiSettings)
-    policy: Policy = "require-merged"
-    output_format: OutputFormat = "text"
-    require_tested: bool = False
+    policy: Policy = default_of(OPTIONS, "policy")
+    output_format: OutputFormat = default_of(OPTIONS, "format")
+    require_tested: bool = default_of(OPTIONS, "require-tested")
     body_file: Path | None = None  # on pull_request: this body instead of the payload's
-    bot_login: str = DEFAULT_BOT
-    body_source: BodySource = "auto"  # with a token: the live body, as a re-run should judge
+    bot_login: str = default_of(OPTIONS, "bot-login")
+    # With a token: the live body, as a re-run should judge.
+    body_source: BodySource = default_of(OPTIONS, "body-source")
     suites: tuple[str, ...] = ()  # --require-tested checks these; (): every suite there is
-    guard_status: bool = True  # write the verdict as a commit status (with a token)
-    guard_context: str = GUARD_CONTEXT
+    # Write the verdict as a commit status (with a token).
+    guard_status: bool = default_of(OPTIONS, "guard-status")
+    guard_context: str = default_of(OPTIONS, "guard-context")
     repository: str | None = None  # the description's, when the event does not say
 
 
@@ -82,3 +85,11 @@ def build(given: Given, at: Edge) -> MergeCheckSettings:
         guard_status=bool(given.flag("guard-status")),
         guard_context=given.text("guard-context"),
         repository=edge.repository(given, at.environ))
+
+
+if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
+    from rocm_deps.guard import command, settings
+    from rocm_deps.interface import Back, Front
+
+    _FRONT: Front[MergeCheckSettings] = settings
+    _BACK: Back[MergeCheckSettings] = command

@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -15,10 +16,11 @@ from rocm_deps.edge import Edge, Interpreter
 from rocm_deps.environment import absolute_search_path, child_environment
 from rocm_deps.errors import UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, parse_json, read_bounded
-from rocm_deps.options import Given, Help, Option, OutputFormat
+from rocm_deps.options import Given, Help, Option, OutputFormat, default_of
 from rocm_deps.resolve import settings as resolve_settings
 from rocm_deps.resolve.settings import ResolveSettings
 
+ACTION = True  # a step of workflows: `command: install`
 OPTIONS = (
     *resolve_settings.RESOLVING,
     Option("overrides", "the `overrides` output of resolve (default: resolve from the event)",
@@ -52,8 +54,8 @@ class InstallSettings:
     overrides: Mapping[str, Override] | None  # None: resolve from the event (single job)
     workspace: Path
     python: str
-    dry_run: bool = False
-    output_format: OutputFormat = "text"
+    dry_run: bool = default_of(OPTIONS, "dry-run")
+    output_format: OutputFormat = default_of(OPTIONS, "format")
     # What every child process (git, pip, prepare) starts from: child_environment().
     environ: Mapping[str, str] = field(default_factory=dict)
     # The run and attempt whose resolve wrote `overrides` (None: written outside a run).
@@ -122,3 +124,11 @@ def find_python(requested: str | None, environ: Mapping[str, str],
         raise UsageError("no python3 found on PATH outside rocm-deps' own environment; "
                          "pass --python (action input `python`) with the container's interpreter")
     return found
+
+
+if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
+    from rocm_deps.install import command, settings
+    from rocm_deps.interface import Back, Front
+
+    _FRONT: Front[InstallSettings] = settings
+    _BACK: Back[InstallSettings] = command

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -14,18 +15,19 @@ from rocm_deps.errors import UsageError
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.options import (
     BOT_LOGIN,
-    DEFAULT_BOT,
     EVENT,
     TOOL,
     Given,
     Help,
     Option,
     OutputFormat,
+    default_of,
 )
 
 # The dispatch input a re-test (Miles' `/rerun-test`) carries the commit it tests in.
 DISPATCH_HEAD = "head_sha"
 
+ACTION = True  # a step of workflows: `command: comment`
 OPTIONS = (
     *TOOL, *EVENT, BOT_LOGIN,
     Option("report", "a report of this run: the resolve report (`--format json` or the "
@@ -63,8 +65,8 @@ class CommentSettings:
     api: ApiSettings = field(default_factory=ApiSettings)
     pr: int | None = None
     run_url: str = ""  # --run-url, else this run's; "" under workflow_run: the payload's
-    bot_login: str = DEFAULT_BOT
-    output_format: OutputFormat = "text"
+    bot_login: str = default_of(OPTIONS, "bot-login")
+    output_format: OutputFormat = default_of(OPTIONS, "format")
     # This suite's section of the manifest; None: under workflow_run, the name of the
     # triggering workflow (read with the payload).
     suite: str | None = None
@@ -117,3 +119,11 @@ def _this_run(environ: Mapping[str, str]) -> str:
     if server and repository and run_id.isdigit():
         return f"{server.rstrip('/')}/{repository}/actions/runs/{run_id}"
     return ""
+
+
+if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
+    from rocm_deps.interface import Back, Front
+    from rocm_deps.manifest import command, settings
+
+    _FRONT: Front[CommentSettings] = settings
+    _BACK: Back[CommentSettings] = command

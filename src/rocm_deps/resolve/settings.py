@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -15,7 +15,6 @@ from rocm_deps.messages import did_you_mean
 from rocm_deps.options import (
     BODY_FILE,
     BODY_SOURCE,
-    DEFAULT_TRUSTED,
     EVENT,
     REPOSITORY,
     TOOL,
@@ -25,12 +24,14 @@ from rocm_deps.options import (
     Help,
     Option,
     OutputFormat,
+    default_of,
 )
 
 # What resolve and install (which resolves the event itself without --overrides) read.
 RESOLVING = (*TOOL, *EVENT, BODY_FILE, BODY_SOURCE, TRUSTED, REPOSITORY,
              Option("input", "a dispatch input such as ci_sglang_pr=#123 (repeatable)",
                     "NAME=VALUE", repeatable=True, action=False))
+ACTION = True  # a step of workflows: `command: resolve`
 OPTIONS = (*RESOLVING,
            Option("value", "a value directive's value, above dispatch and body, such as "
                   "image-tag=pr-123 (repeatable; action: one per line)", "NAME=VALUE",
@@ -54,9 +55,10 @@ class ResolveSettings:
     inputs: Mapping[str, str] = field(default_factory=dict)
     body_file: Path | None = None
     api: ApiSettings = field(default_factory=ApiSettings)
-    body_source: BodySource = "auto"
-    trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
-    output_format: OutputFormat = "text"
+    body_source: BodySource = default_of(OPTIONS, "body-source")
+    trusted_associations: tuple[str, ...] = tuple(
+        default_of(OPTIONS, "trusted-associations").split(","))
+    output_format: OutputFormat = default_of(OPTIONS, "format")
     values: Mapping[str, str] = field(default_factory=dict)  # --value: above everything
     run: RunIdentity = field(default_factory=RunIdentity)  # recorded in the overrides
     repository: str | None = None  # the description's when no event says (--body-file)
@@ -110,3 +112,11 @@ def parse_inputs(items: tuple[str, ...]) -> dict[str, str]:
             raise UsageError(f"--input {item!r}: expected NAME=VALUE, e.g. ci_sglang_pr=#123")
         inputs[name] = value
     return inputs
+
+
+if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
+    from rocm_deps.interface import Back, Front
+    from rocm_deps.resolve import command, settings
+
+    _FRONT: Front[ResolveSettings] = settings
+    _BACK: Back[ResolveSettings] = command

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, cast, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from rocm_deps import edge
 from rocm_deps.config import REPOSITORY, Config
-from rocm_deps.contract.guard import GUARD_CONTEXT, Policy
+from rocm_deps.contract.guard import Policy
 from rocm_deps.edge import ApiSettings, Edge
 from rocm_deps.errors import UsageError
 from rocm_deps.options import (
     BOT_LOGIN,
-    DEFAULT_BOT,
-    DEFAULT_TRUSTED,
     POLICY,
     REQUIRE_TESTED,
     SUITES,
@@ -24,6 +22,7 @@ from rocm_deps.options import (
     Help,
     Option,
     OutputFormat,
+    default_of,
 )
 from rocm_deps.options import (
     GUARD_CONTEXT as GUARD_CONTEXT_OPTION,
@@ -31,6 +30,7 @@ from rocm_deps.options import (
 
 Rerun = Literal["none", "moved"]
 
+ACTION = True  # a step of workflows: `command: sweep`
 OPTIONS = (
     *TOOL, TOKEN_ENV, BOT_LOGIN, SUITES, TRUSTED,
     Option("repository", "the repository whose open pull requests are judged (default: "
@@ -73,17 +73,18 @@ class SweepSettings:
     repository: str
     api: ApiSettings = field(default_factory=ApiSettings)
     suites: tuple[str, ...] = ()  # (): every suite a manifest comment names
-    bot_login: str = DEFAULT_BOT
-    rerun: Rerun = "none"
-    max_reruns: int = 5
-    lookback_minutes: int = 60
-    max_seconds: int = 600
-    output_format: OutputFormat = "text"
-    trusted_associations: tuple[str, ...] = tuple(DEFAULT_TRUSTED.split(","))
-    dry_run: bool = False
-    guard_context: str = GUARD_CONTEXT
-    policy: Policy = "require-merged"
-    require_tested: bool = False
+    bot_login: str = default_of(OPTIONS, "bot-login")
+    rerun: Rerun = default_of(OPTIONS, "rerun")
+    max_reruns: int = default_of(OPTIONS, "max-reruns")
+    lookback_minutes: int = default_of(OPTIONS, "lookback-minutes")
+    max_seconds: int = default_of(OPTIONS, "max-seconds")
+    output_format: OutputFormat = default_of(OPTIONS, "format")
+    trusted_associations: tuple[str, ...] = tuple(
+        default_of(OPTIONS, "trusted-associations").split(","))
+    dry_run: bool = default_of(OPTIONS, "dry-run")
+    guard_context: str = default_of(OPTIONS, "guard-context")
+    policy: Policy = default_of(OPTIONS, "policy")
+    require_tested: bool = default_of(OPTIONS, "require-tested")
 
 
 def build(given: Given, at: Edge) -> SweepSettings:
@@ -101,3 +102,11 @@ def build(given: Given, at: Edge) -> SweepSettings:
         trusted_associations=edge.associations(given), dry_run=bool(given.flag("dry-run")),
         guard_context=given.text("guard-context"), policy=cast(Policy, given.text("policy")),
         require_tested=bool(given.flag("require-tested")))
+
+
+if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
+    from rocm_deps.interface import Back, Front
+    from rocm_deps.sweep import command, settings
+
+    _FRONT: Front[SweepSettings] = settings
+    _BACK: Back[SweepSettings] = command

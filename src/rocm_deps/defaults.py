@@ -1,0 +1,21 @@
+"""The closed sets and defaults that the option rows, the settings, the configuration and the
+contract share, each written once (docs/development.md, *One home per fact*). The rows in
+`options.py` take their choices from these `Literal` types and their defaults from here; the
+settings dataclasses take their defaults from the rows (`options.default_of`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# The built-in settings (config/profiles.py): the first is the default.
+Profile = Literal["rocm", "cuda"]
+DEFAULT_PROFILE: Profile = get_args(Profile)[0]
+OutputFormat = Literal["text", "json"]
+# auto: the live body (the API) when there is a token, else the event's.
+BodySource = Literal["auto", "event", "api"]
+# The merge guard's policy (contract/guard.py): the first is the default.
+Policy = Literal["require-merged", "forbid-overrides", "warn"]
+DEFAULT_TRUSTED = "OWNER,MEMBER,COLLABORATOR"
+DEFAULT_BOT = "github-actions[bot]"  # who writes a comment with the job's GITHUB_TOKEN
+GUARD_CONTEXT = "rocm-deps: merge guard"  # the merge guard's commit status
