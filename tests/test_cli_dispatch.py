@@ -24,7 +24,7 @@ from tests.conftest import Cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGE = Edge({"PATH": "/usr/bin:/bin", "TOKEN": "ghs_secret"}, Path("/"),
-            Interpreter(sys.executable, sys.prefix, sys.base_prefix))
+            Interpreter(sys.executable, sys.prefix, sys.base_prefix), "ghs_secret")
 
 
 def test_every_command_has_a_front_end_that_builds_its_settings_and_a_run() -> None:

@@ -29,9 +29,12 @@ def readme_commands() -> list[str]:
                       for name in ("README.md", "docs/guide.md"))
     spans = [" ".join(span.split()) for span in re.findall(r"`(\.venv/bin/rocm-deps [^`]+)`",
                                                              text)]
+    # A command given a local API (`GITHUB_API_URL=…`) needs scripts/local_api.py running:
+    # tests/test_local_api.py runs it that way.
     blocks = [re.split(r"\s*(?:&&|\|\||;|#)", line[line.index(".venv/bin/rocm-deps"):])[0]
               for block in re.findall(r"```(?:sh|console|bash)\n(.*?)```", text, re.S)
-              for line in block.splitlines() if ".venv/bin/rocm-deps" in line]
+              for line in block.splitlines() if ".venv/bin/rocm-deps" in line
+              and "GITHUB_API_URL=" not in line]
     return list(dict.fromkeys(blocks + spans))
 
 

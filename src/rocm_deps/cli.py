@@ -130,9 +130,10 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     try:
         given = read_options()
-        _mask_token(given, environ, runner)  # before anything else is printed
+        token = edge.token_of(given, environ)  # the one read of the token
+        _mask(token, runner)  # before anything else is printed
         built = front(given.command).build(given, edge.Edge(environ, Path.cwd(),
-                                                            edge.Interpreter.current()))
+                                                            edge.Interpreter.current(), token))
         return back(given.command).run(built, runner)
     except FatalError as error:
         runner.error(error.message, title=error.title)
@@ -157,11 +158,7 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
         signal.signal(signal.SIGTERM, previous)
 
 
-def _mask_token(given: Given, environ: Mapping[str, str], runner: Runner) -> None:
-    variable = given.optional("github-token-env")
-    if not variable:
-        return
-    token = edge.token_of(given, environ)
+def _mask(token: str | None, runner: Runner) -> None:
     if token:
         runner.mask(token)
         # Children never get the token in their environment; this keeps them from reading

@@ -49,11 +49,13 @@ class Interpreter:
 @dataclass(frozen=True)
 class Edge:
     """What a command's `build` may read of the process: its environment, its working
-    directory and its own interpreter."""
+    directory, its own interpreter, and the GitHub token (read once, by `cli.execute`, from
+    the variable `--github-token-env` names: `token_of`)."""
 
     environ: Mapping[str, str]
     cwd: Path
     interpreter: Interpreter
+    token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,8 @@ def token_of(given: Given, environ: Mapping[str, str]) -> str | None:
     return (environ.get(variable, "").strip() or None) if variable else None
 
 
-def api_settings(given: Given, environ: Mapping[str, str]) -> ApiSettings:
-    token = token_of(given, environ)
+def api_settings(given: Given, at: Edge) -> ApiSettings:
+    environ, token = at.environ, at.token
     variable = given.optional("github-token-env")
     return ApiSettings(url=environ.get("GITHUB_API_URL") or DEFAULT_API_URL, token=token,
                        empty_variable=variable if variable and not token else None,

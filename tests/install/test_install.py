@@ -36,7 +36,7 @@ ROCM = world.ROCM_TARGET
 ORIGINAL = world.ROCM_MODULE
 # Every tag of the remote comes with the ref (tags = "all", the default), as echoed.
 ALL_TAGS = "'+refs/tags/*:refs/tags/*'"
-PATCHED = ORIGINAL.replace('"cuda"', '"rocm"').replace("= 32", "= 64")
+PATCHED = ORIGINAL.replace('"cuda"', '"hip"').replace("= 32", "= 64")
 
 
 def install(cli: Cli, box: sandbox.Sandbox, document: str, *extra: str,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rocm_deps.cli import build_parser, given_from_arguments
-from rocm_deps.edge import Edge, Interpreter
+from rocm_deps.edge import Edge, Interpreter, token_of
 from rocm_deps.errors import UsageError
 from rocm_deps.install.settings import OPTIONS, build, find_python
 from rocm_deps.options import Given, read
@@ -75,7 +75,9 @@ def test_environment_defaults_are_read_once_here(tmp_path: Path) -> None:
                "GITHUB_API_URL": "http://127.0.0.1:1/api", "TOKEN_VAR": " t0ken ",
                "GITHUB_WORKSPACE": str(tmp_path), "PATH": str(fake_python(tmp_path / "bin").parent)}
     parsed = arguments("--github-token-env", "TOKEN_VAR", "--workspace-install", "False")
-    install = build(parsed, Edge(environ, Path("/nowhere"), OUTSIDE_ANY_VENV))
+    # The token is read once, by the command line's edge, and handed over with the rest.
+    install = build(parsed, Edge(environ, Path("/nowhere"), OUTSIDE_ANY_VENV,
+                                 token_of(parsed, environ)))
     resolve = install.resolve
     assert (resolve.event_path, resolve.event_name) == (tmp_path / "e.json", "push")
     assert (resolve.api.url, resolve.api.token) == ("http://127.0.0.1:1/api", "t0ken")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_mock import MockerFixture
 
 from rocm_deps.contract.overrides import RUN_KEY
 from tests.conftest import Cli, CliResult, EventWriter
@@ -256,3 +257,17 @@ def test_a_repository_that_is_not_owner_repo_says_where_it_came_from(cli: Cli,
     given = cli("resolve", "--body-file", str(body), "--repository", "miles")
     assert given.code == 2
     assert "--repository 'miles' is not OWNER/REPO\n" in given.stderr + "\n"
+
+
+def test_a_resolve_builds_one_api_client_for_the_body_the_stack_and_the_pins(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
+        mocker: MockerFixture) -> None:
+    """The live description, each level of the stack and the pin of what it inherits: three
+    kinds of request, one client (its retry policy and deadline built once)."""
+    from rocm_deps.github.api import GitHubApi
+
+    built = mocker.spy(GitHubApi, "__init__")
+    result = resolve(cli, write_event, github, config, 51)
+    assert result.code == 0, result.stderr
+    assert len(github.log) == 4  # #51's body, two levels, #84
+    assert built.call_count == 1

@@ -22,6 +22,7 @@ from rocm_deps.config.fields import (
 from rocm_deps.config.profiles import Profile
 from rocm_deps.defaults import DEFAULT_PROFILE
 from rocm_deps.grammar.keys import REPOSITORY_NAME, CodeDirectives, RefKey, ValueKey
+from rocm_deps.retry import RetryPolicy
 
 DEPENDENCY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 DISTRIBUTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
@@ -86,6 +87,11 @@ class InstallConfig:
     retry_max_seconds: float = INSTALL["retry-max-seconds"].default
     lock_timeout_seconds: float = INSTALL["lock-timeout-seconds"].default
 
+    @property
+    def retry(self) -> RetryPolicy:
+        """git's fetches: jittered waits, so that runners retrying one server spread out."""
+        return RetryPolicy(self.fetch_attempts, self.retry_min_seconds, self.retry_max_seconds)
+
 
 @dataclass(frozen=True)
 class ApiConfig:
@@ -93,6 +99,11 @@ class ApiConfig:
     attempts: int = API["attempts"].default
     backoff_seconds: float = API["backoff-seconds"].default
     max_rate_limit_wait_seconds: float = API["max-rate-limit-wait-seconds"].default
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """API requests and the wait for GitHub's test merge: exponential backoff."""
+        return RetryPolicy(self.attempts, self.backoff_seconds)
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,6 @@ if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig
 
 T = TypeVar("T")
-# urllib3's backoff between attempts is capped at this many seconds (Retry.DEFAULT_BACKOFF_MAX).
-MAX_BACKOFF_SECONDS = 120
 # GitHub caps a PR body at 65,536 characters; a whole pull request answer is tens of KiB.
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
@@ -74,13 +72,12 @@ class GitHubApi:
         self.base_url = base_url.rstrip("/")
         self.attempts = api.attempts
         self.timeout = api.timeout_seconds
-        # Everything one request may take: every attempt's timeout, the backoffs between them
-        # (each capped by urllib3), a rate-limit wait, and a second of slack.
-        self.deadline = (api.timeout_seconds * api.attempts
-                         + sum(min(MAX_BACKOFF_SECONDS, api.backoff_seconds * 2 ** retry)
-                               for retry in range(api.attempts - 1))
+        policy = self.retry = api.retry
+        # Everything one request may take: every attempt's timeout, the waits between them
+        # (the policy's, which urllib3 applies), a rate-limit wait, and a second of slack.
+        self.deadline = (api.timeout_seconds * policy.attempts + sum(policy.waits())
                          + api.max_rate_limit_wait_seconds + 1)
-        retry = GithubRetry(total=api.attempts - 1, backoff_factor=api.backoff_seconds,
+        retry = GithubRetry(total=policy.attempts - 1, backoff_factor=policy.first_seconds,
                             max_rate_limit_wait=api.max_rate_limit_wait_seconds)
         self.github = Github(
             base_url=self.base_url, auth=Auth.Token(token),

@@ -77,7 +77,7 @@ def build(given: Given, at: Edge) -> MergeCheckSettings:
     event_name, event_path = edge.event(given, at.environ, body_file)
     return MergeCheckSettings(
         config=edge.config_of(given), event_name=event_name, event_path=event_path,
-        api=edge.api_settings(given, at.environ), policy=cast(Policy, given.text("policy")),
+        api=edge.api_settings(given, at), policy=cast(Policy, given.text("policy")),
         output_format=edge.output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,
         bot_login=given.text("bot-login"),

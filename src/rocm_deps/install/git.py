@@ -10,7 +10,6 @@ operations are retried.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from rocm_deps.config.fields import FetchFilter, TagPolicy
 from rocm_deps.contract.install import LocalChanges
 from rocm_deps.environment import git_environment
 from rocm_deps.process import Result
+from rocm_deps.retry import RetryPolicy
 from rocm_deps.runner import Runner
 
 # stderr fragments of failures that another attempt cannot fix.
@@ -156,15 +156,6 @@ class GitError(Exception):
 class Layout:
     top: Path
     git_dir: Path
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How network operations are retried (the numbers come from the config's [install])."""
-
-    attempts: int
-    min_seconds: float
-    max_seconds: float
 
 
 def is_permanent_fetch_failure(stderr: str) -> bool:
@@ -435,7 +426,7 @@ class Git:
                 kind = "a permanent failure, not retried" if permanent else "gave up"
                 raise GitError(f"{_last_lines(result.stderr) or f'exit code {result.returncode}'}"
                                f"\n(attempt {attempt} of {retry.attempts}: {kind})", result)
-            delay = random.uniform(retry.min_seconds, retry.max_seconds)  # noqa: S311
+            delay = retry.wait(attempt)
             self.runner.info(f"attempt {attempt} of {retry.attempts} failed (looks transient); "
                              f"retrying in {delay:.0f} s")
             sleep(delay)

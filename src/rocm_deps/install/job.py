@@ -18,7 +18,7 @@ from rocm_deps.config import DependencyConfig
 from rocm_deps.contract.install import REPLAY_LABEL, DependencyReport, FailedStep, Phase
 from rocm_deps.contract.overrides import Override
 from rocm_deps.environment import pip_environment
-from rocm_deps.install.git import Git, RetryPolicy
+from rocm_deps.install.git import Git
 from rocm_deps.install.record import (
     BuildFile,
     ImageState,
@@ -28,6 +28,7 @@ from rocm_deps.install.record import (
     sha256_of,
 )
 from rocm_deps.install.settings import InstallSettings
+from rocm_deps.retry import RetryPolicy
 from rocm_deps.runner import Runner
 
 ENVIRONMENT_PROBE = "import sys; print(sys.prefix); print(sys.version)"
@@ -57,9 +58,7 @@ class Context:
     _environment: str | None = None
 
     def __post_init__(self) -> None:
-        install = self.settings.config.install
-        self.retry = RetryPolicy(install.fetch_attempts, install.retry_min_seconds,
-                                 install.retry_max_seconds)
+        self.retry = self.settings.config.install.retry
 
     @property
     def dry_run(self) -> bool:

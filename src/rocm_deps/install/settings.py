@@ -81,7 +81,7 @@ def build(given: Given, at: Edge) -> InstallSettings:
         workspace=workspace.resolve(),
         python=find_python(given.optional("python"), at.environ, at.interpreter),
         dry_run=bool(given.flag("dry-run")), output_format=edge.output_format(given),
-        environ=child_environment(at.environ, edge.token_of(given, at.environ)))
+        environ=child_environment(at.environ, at.token))
 
 
 def _overrides(given: Given, config: Config

@@ -86,7 +86,7 @@ def build(given: Given, at: Edge) -> CommentSettings:
                                         _this_run(at.environ))
     return CommentSettings(
         config=edge.config_of(given), reports=reports, event_name=event_name,
-        event_path=event_path, api=edge.api_settings(given, at.environ),
+        event_path=event_path, api=edge.api_settings(given, at),
         pr=int(pr) if pr is not None else None, run_url=run_url,
         bot_login=given.text("bot-login"), output_format=edge.output_format(given),
         suite=_suite(given, at.environ, event_name),

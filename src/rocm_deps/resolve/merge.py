@@ -13,10 +13,6 @@ from rocm_deps.github.answers import ApiError
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
 
-# GitHub computes a pull request's test merge in the background: `mergeable` is null until it
-# has; asked again this many times, this many seconds apart.
-MERGEABLE_ATTEMPTS = 5
-MERGEABLE_WAIT_SECONDS = 2.0
 
 
 def merge_of_pull(api: GitHubApi, repository: str, override: Override,
@@ -26,7 +22,10 @@ def merge_of_pull(api: GitHubApi, repository: str, override: Override,
 
     pull = api.pull(repository, override.pr or 0)
     parents: tuple[str, ...] = ()
-    for attempt in range(1, MERGEABLE_ATTEMPTS + 1):
+    # GitHub computes a pull request's test merge in the background: `mergeable` is null until
+    # it has. Asked again as any API request is retried (retry.RetryPolicy, the config's [api]).
+    policy = api.retry
+    for attempt in range(1, policy.attempts + 1):
         if pull.state != "open" or pull.mergeable is False:
             break
         if pull.mergeable and pull.merge_commit_sha is not None and pull.base_sha is not None:
@@ -35,8 +34,8 @@ def merge_of_pull(api: GitHubApi, repository: str, override: Override,
             parents = api.parents(repository, pull.merge_commit_sha)
             if parents == (pull.base_sha, pull.head_sha):
                 break
-        if attempt < MERGEABLE_ATTEMPTS:
-            time.sleep(MERGEABLE_WAIT_SECONDS)
+        if attempt < policy.attempts:
+            time.sleep(policy.wait(attempt))
             pull = api.pull(repository, override.pr or 0)
     target = f"{repository}#{pull.number}"
     if pull.state != "open":
@@ -48,12 +47,12 @@ def merge_of_pull(api: GitHubApi, repository: str, override: Override,
                        f"name its head with `#{pull.number}`")
     if pull.mergeable is None or pull.merge_commit_sha is None or pull.base_sha is None:
         raise ApiError(f"GitHub has not computed the merge of {target} onto {pull.base_ref} "
-                       f"after {MERGEABLE_ATTEMPTS} attempts; re-run the job")
+                       f"after {policy.attempts} attempts; re-run the job")
     if parents != (pull.base_sha, pull.head_sha):
         raise ApiError(f"GitHub's merge commit {pull.merge_commit_sha} of {target} merges "
                        f"{' and '.join(parent[:12] for parent in parents) or 'nothing'}, not "
                        f"the base {pull.base_sha[:12]} and the head {pull.head_sha[:12]} after "
-                       f"{MERGEABLE_ATTEMPTS} attempts: it is of an earlier push; re-run the "
+                       f"{policy.attempts} attempts: it is of an earlier push; re-run the "
                        f"job once GitHub has recomputed it")
     report.notices.append(f"{override.name}: #{pull.number} ({pull.head_label}) merged onto "
                           f"{pull.base_ref} at {pull.base_sha[:12]}: testing the merge commit "

@@ -44,8 +44,9 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     payload = read_event(settings.event_path)
     context = event_context(settings.event_name, payload)
     report = ResolveReport()
-    context, body, pull = _body(settings, context, report)
-    queued = (_queued(settings, context, payload, report)
+    api = _api(settings) if settings.api.token else None  # the run's one client
+    context, body, pull = _body(settings, api, context, report)
+    queued = (_queued(settings, api, context, payload, report)
               if settings.event_name == "merge_group" and settings.body_file is None else None)
     if (body is None and context.pr_number is None and not settings.inputs and queued is None
             and settings.event_name != "workflow_dispatch"):
@@ -67,7 +68,7 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     # group) the group's pull requests.
     source: Source = "queue" if queued is not None else "stack"
     inherited = (queued.directives if queued is not None else
-                 _stacked(settings, context, payload, pull, report) if trusted else {})
+                 _stacked(settings, api, context, payload, pull, report) if trusted else {})
     dispatch = {**context.dispatch_inputs, **settings.inputs}
     _unread_inputs(dispatch, config, report)
     _choose_values(settings, dispatch, queued.values if queued is not None else
@@ -86,8 +87,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
                                             lock_read), report)
         if override is not None:
             report.overrides[dependency.name] = override
-    if settings.api.token and not report.errors:
-        _pin_overrides(_api(settings), config, report)
+    if api is not None and not report.errors:
+        _pin_overrides(api, config, report)
     elif not settings.api.token:
         for override in report.overrides.values():
             if override.merge:
@@ -125,7 +126,7 @@ def _api(settings: ResolveSettings) -> GitHubApi:
     return GitHubApi(settings.api.url, settings.api.token or "", settings.config.api)
 
 
-def _body(settings: ResolveSettings, context: EventContext,
+def _body(settings: ResolveSettings, api: GitHubApi | None, context: EventContext,
           report: ResolveReport) -> tuple[EventContext, str | None, PullInfo | None]:
     """The PR body to parse, the context updated with what the API said of the PR, and the
     pull request as the API gave it (None when it was not read)."""
@@ -139,16 +140,16 @@ def _body(settings: ResolveSettings, context: EventContext,
                                     or context.run.of_a_pull_request):
         # Under workflow_run the body is read from the API, or the run fails: a run of a pull
         # request that read no body would test the baseline as if nothing were named.
-        context, found = _run_pull_request(settings, context)
+        context, found = _run_pull_request(settings, api, context)
     # A re-run replays the original event: with a token (`auto`) the description as it is
     # now decides, not the payload's copy of it.
     live = settings.body_source == "api" or (settings.body_source == "auto"
                                              and settings.api.token is not None)
     if context.pr_number is not None and (live or context.run is not None):
-        if not settings.api.token:
+        if api is None:
             raise UsageError(needs_token("body-source `api` needs a token", "",
                                          settings.api.empty_variable))
-        pull = found or _live_pull(settings, context)
+        pull = found or _live_pull(api, context)
         report.body_origin = (f"pull request #{context.pr_number} of {context.repository}, "
                               f"read from the API (the current description)")
         association = pull.author_association or context.author_association
@@ -158,18 +159,18 @@ def _body(settings: ResolveSettings, context: EventContext,
     return context, context.body, None
 
 
-def _queued(settings: ResolveSettings, context: EventContext, payload: Mapping[str, Any],
-            report: ResolveReport) -> Queued:
+def _queued(settings: ResolveSettings, api: GitHubApi | None, context: EventContext,
+            payload: Mapping[str, Any], report: ResolveReport) -> Queued:
     """On a merge group: what the group's pull requests name (the payload carries no
     description, and a run that names nothing would test the baseline)."""
-    if not settings.api.token:
+    if api is None:
         raise FatalError(needs_token(
             "on a `merge_group` event the payload carries no description: the descriptions "
             "of the group's pull requests are read through the API", "pull-requests: read",
             settings.api.empty_variable), title="rocm-deps: merge group")
     if context.repository is None:
         raise FatalError("the `merge_group` payload names no repository (repository.full_name)")
-    queued = read_queued(_api(settings), context.repository, payload, settings.config)
+    queued = read_queued(api, context.repository, payload, settings.config)
     for finding in queued.findings:
         report.add(finding)
     report.body_origin = queued.origin
@@ -179,15 +180,16 @@ def _queued(settings: ResolveSettings, context: EventContext, payload: Mapping[s
     return queued
 
 
-def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[str, Any],
-             pull: PullInfo | None, report: ResolveReport) -> dict[str, Inherited]:
+def _stacked(settings: ResolveSettings, api: GitHubApi | None, context: EventContext,
+             payload: Mapping[str, Any], pull: PullInfo | None,
+             report: ResolveReport) -> dict[str, Inherited]:
     """What the pull requests below this one in its stack name (one request per level), or
     nothing, said in a notice when the stack cannot be read without a token."""
-    if pull is None or context.repository is None:
+    if api is None or pull is None or context.repository is None:
         if (notice := unread_stack(payload)) is not None:
             report.notices.append(notice)
         return {}
-    api, repository = _api(settings), context.repository
+    repository = context.repository
     trusted = {association.upper() for association in settings.trusted_associations}
     try:
         found = read_through_api(api, repository, pull, settings.config, lambda lower: (
@@ -202,7 +204,7 @@ def _stacked(settings: ResolveSettings, context: EventContext, payload: Mapping[
     return found
 
 
-def _run_pull_request(settings: ResolveSettings,
+def _run_pull_request(settings: ResolveSettings, api: GitHubApi | None,
                       context: EventContext) -> tuple[EventContext, PullInfo | None]:
     """Under workflow_run: the context with the triggering run's pull request (and that pull
     request, when it had to be looked up); an error when it cannot be known (no token, or no
@@ -210,7 +212,7 @@ def _run_pull_request(settings: ResolveSettings,
 
     run = context.run
     assert run is not None
-    if not settings.api.token:
+    if api is None:
         raise FatalError(needs_token(
             f"under workflow_run the payload carries no PR body (the run is of a "
             f"`{run.event or 'pull request'}` event): it is read through the API",
@@ -223,8 +225,7 @@ def _run_pull_request(settings: ResolveSettings,
                          "read, and a run that names nothing would test the baseline",
                          title="rocm-deps: no PR body")
     try:
-        pull = _api(settings).pull_of_run(context.repository, run.repository, run.branch,
-                                          run.sha)
+        pull = api.pull_of_run(context.repository, run.repository, run.branch, run.sha)
     except ApiError as error:
         raise FatalError(f"could not find the pull request of this workflow_run: {error}",
                          title="rocm-deps: no PR body") from None
@@ -236,14 +237,14 @@ def _run_pull_request(settings: ResolveSettings,
     return dataclasses.replace(context, pr_number=pull.number), pull
 
 
-def _live_pull(settings: ResolveSettings, context: EventContext) -> PullInfo:
+def _live_pull(api: GitHubApi, context: EventContext) -> PullInfo:
     """The live PR: a re-run after editing the description sees the edited body."""
 
     if context.repository is None or context.pr_number is None:
         raise FatalError("body-source `api` needs the event's repository and PR number; this "
                          f"`{context.event_name}` event has none")
     try:
-        return _api(settings).pull(context.repository, context.pr_number)
+        return api.pull(context.repository, context.pr_number)
     except ApiError as error:
         raise FatalError(f"could not read the PR body from the API: {error}") from None
 

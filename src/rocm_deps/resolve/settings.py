@@ -72,7 +72,7 @@ def build(given: Given, at: Edge) -> ResolveSettings:
     return ResolveSettings(
         config=config, event_name=event_name, event_path=event_path,
         inputs=check_input_names(parse_inputs(given.items("input")), config),
-        body_file=body_file, api=edge.api_settings(given, environ),
+        body_file=body_file, api=edge.api_settings(given, at),
         body_source=cast(BodySource, given.text("body-source")),
         trusted_associations=edge.associations(given), output_format=edge.output_format(given),
         values=_explicit_values(given, config) if "value" in given.options else {},

@@ -94,7 +94,7 @@ def build(given: Given, at: Edge) -> SweepSettings:
                          f"(default: $GITHUB_REPOSITORY, which is unset outside a run)")
     return SweepSettings(
         config=edge.config_of(given), repository=repository,
-        api=edge.api_settings(given, at.environ), suites=edge.suites(given),
+        api=edge.api_settings(given, at), suites=edge.suites(given),
         bot_login=given.text("bot-login"), rerun=cast(Rerun, given.text("rerun")),
         max_reruns=given.number("max-reruns"),
         lookback_minutes=given.number("lookback-minutes"),
