@@ -106,10 +106,8 @@ class _Lines:
         text = "".join(self.chars)
         start, end = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
         if start < end:
-            marks = self.marks[start:end]
-            self.lines.append(ShownLine(text[start:end], tuple(mark[0] for mark in marks),
-                                        tuple(mark[1] for mark in marks),
-                                        tuple(mark[2] for mark in marks), self.cell,
+            code, struck, links = zip(*self.marks[start:end])  # one pass, in C
+            self.lines.append(ShownLine(text[start:end], code, struck, links, self.cell,
                                         self.block))
         self.chars, self.marks, self.cell, self.block = [], [], False, True
 
