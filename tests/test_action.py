@@ -292,6 +292,111 @@ def test_the_projects_ci_self_test_job(tmp_path: Path, pip_cache: Path) -> None:
     assert "Job succeeded" in log
 
 
+def example_with_this_action(name: str) -> str:
+    """examples/<name> as written, with `your-org/rocm-deps@<sha>` replaced by this checkout
+    (`uses: ./` after actions/checkout): the recipe a user copies, run by act."""
+    workflow = (ROOT / "examples" / name).read_text()
+    action = re.compile(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\n")
+    assert len(action.findall(workflow)) == 1
+    return action.sub(lambda found: f"{found.group(1)}- uses: actions/checkout@v4\n"
+                                    f"{found.group(1)}- uses: ./\n", workflow)
+
+
+def test_the_merge_guard_recipe_ends_green_once_the_named_pull_request_merged(
+        tmp_path: Path, pip_cache: Path) -> None:
+    """examples/merge-guard.yml under act against the local API: the description names
+    sglang#30421, merged, so the job passes and writes the guard's status `success`."""
+    from tests.fake_github import FakeGitHub
+
+    head = "4" * 40
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(30421, "3" * 40, state="closed",
+                                                         merged=True)
+        github.repository("radixark/miles").add_pull(42, head, body="ci-sglang-pr: #30421\n")
+        code, log = run_act(
+            tmp_path, pip_cache, example_with_this_action("merge-guard.yml"), "pull_request",
+            {"pull_request": {"number": 42, "body": "stale", "author_association": "MEMBER",
+                              "head": {"sha": head}}, "repository": {"full_name":
+                                                                    "radixark/miles"}},
+            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+        assert code == 0, log[-4000:]
+        [status] = github.repository("radixark/miles").statuses[head]
+    assert (status["context"], status["state"]) == ("rocm-deps: merge guard", "success")
+
+
+def test_the_sweep_recipe_ends_green_and_sets_the_suites_status(tmp_path: Path,
+                                                                pip_cache: Path) -> None:
+    """examples/sweep.yml under act against the local API: #42 names sglang#30421 and its
+    suite has not reported, so the sweep sets `pending` on #42's head and succeeds."""
+    from tests.fake_github import FakeGitHub
+
+    head = "4" * 40
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(30421, "3" * 40)
+        github.repository("radixark/miles").add_pull(42, head, body="ci-sglang-pr: #30421\n")
+        workflow = example_with_this_action("sweep.yml").replace(
+            "          max-seconds: 600\n", "          max-seconds: 600\n"
+                                            "          suite: ROCm suite\n")
+        code, log = run_act(
+            tmp_path, pip_cache, workflow, "workflow_dispatch",
+            {"repository": {"full_name": "radixark/miles"}},
+            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+        assert code == 0, log[-4000:]
+        [status] = github.repository("radixark/miles").statuses[head]
+    assert (status["context"], status["state"]) == ("rocm-deps: ROCm suite", "pending")
+
+
+def test_the_merge_guard_docs_manifest_job_ends_green(tmp_path: Path, pip_cache: Path) -> None:
+    """docs/merge-guard.md's same-repository `manifest` job under act: given the suite's
+    resolve and install reports (stand-in jobs output them, as rocm-suite.yml's jobs do), it
+    writes the manifest comment and the suite's status `success`."""
+    from rocm_deps.contract.install import DependencyReport, InstallReport
+    from tests.fake_github import FakeGitHub
+    from tests.test_doc_snippets import SNIPPETS
+
+    [snippet] = [text for name, text in SNIPPETS if name == "docs/merge-guard.md#0"]
+    head, description = "5" * 40, "Testing the fix.\n\nci-sglang-pr: #102\n"
+    with FakeGitHub() as github:
+        github.repository("sgl-project/sglang").add_pull(102, "2" * 40)
+        github.repository("radixark/miles").add_pull(7, head, body=description)
+        body = tmp_path / "body.md"
+        body.write_text(description)
+        environ = {**os.environ, "GITHUB_API_URL": github.url, "TEST_TOKEN": "ghp_" + "a" * 36,
+                   "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
+        resolved = subprocess.run(
+            [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
+             "--github-token-env", "TEST_TOKEN", "--format", "json"],
+            env=environ, capture_output=True, text=True, check=True)
+        reports = {"resolve-ci-deps": json.loads(resolved.stdout),
+                   "stage-c-4-gpu-mi350": InstallReport(False, "/usr/bin/python3", {
+                       "sglang": DependencyReport("sglang", "body", "refs/pull/102/head",
+                                                  "2" * 40, commit="2" * 40,
+                                                  state="installed", version="0.5.16")
+                   }).to_json()}
+        stand_ins = ""
+        for job, report in reports.items():
+            (tmp_path / f"{job}.json").write_text(json.dumps(report))
+            stand_ins += (f"  {job}:\n    runs-on: ubuntu-latest\n    outputs:\n"
+                          f"      report: ${{{{ steps.r.outputs.report }}}}\n    steps:\n"
+                          f"      - id: r\n        run: echo \"report=$(cat "
+                          f"{tmp_path / f'{job}.json'})\" >> \"$GITHUB_OUTPUT\"\n")
+        job = re.sub(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\n",
+                     lambda found: f"{found.group(1)}- uses: actions/checkout@v4\n"
+                                   f"{found.group(1)}- uses: ./\n", snippet)
+        workflow = f"name: ROCm suite\non: pull_request\npermissions: {{}}\njobs:\n{stand_ins}{job}"
+        code, log = run_act(
+            tmp_path, pip_cache, workflow, "pull_request",
+            {"pull_request": {"number": 7, "body": description, "author_association": "MEMBER",
+                              "head": {"sha": head, "repo": {"full_name": "radixark/miles"}}},
+             "repository": {"full_name": "radixark/miles"}},
+            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+        assert code == 0, log[-4000:]
+        [status] = github.repository("radixark/miles").statuses[head]
+        [posted] = github.repository("radixark/miles").comments[7]
+    assert (status["context"], status["state"]) == ("rocm-deps: ROCm suite", "success"), status
+    assert "`install-mi350: installed, 0.5.16`" in posted["body"]
+
+
 def comment_example(reports: Path) -> str:
     """examples/pr-comment.yml as written, but for what act cannot do offline: download
     another run's artifacts (a copy of the files the suite uploads stands in for it) and
