@@ -21,7 +21,9 @@ CONSTRAINTS = ROOT / "constraints.txt"
 DIRECTORY = ROOT / "src" / "rocm_deps" / "github"
 # Each file the action installs from, and the projects of constraints.txt it pins (None: all
 # but the other files' own).
-RENDER = ("cmarkgfm", "cffi", "pycparser")
+# cffi's own dependency, pycparser, parses C declarations only when a cffi module is built:
+# cmarkgfm's wheels ship theirs built, so the step that renders does not install it.
+RENDER = ("cmarkgfm", "cffi")
 FILES = {"requirements-github.txt": ("PyGithub and its closure", None),
          "requirements-render.txt": ("cmarkgfm (GitHub's engine) and its closure", RENDER)}
 INDEX = "https://pypi.org/simple"
