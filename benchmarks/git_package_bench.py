@@ -10,7 +10,8 @@ measurement; per round, whole-process times of:
   dockerfile  `pip install git+<origin>@<commit> --no-deps --no-build-isolation`
   tool        `rocm-deps install` naming <commit> (pinned, as resolve writes it with a token),
               into a venv that holds the image's install again
-  rerun       the same install again: up to date, no fetch and no pip
+  rerun       the same install again: up to date (the commit's trees fetched, every installed
+              file verified against them), no pip
 
 The tool and the Dockerfile's command alternate which goes first. Medians of the times, and
 the median of each round's ratio to the Dockerfile's command of that round; and the floor:
