@@ -43,11 +43,13 @@ from rocm_deps.demo import sandbox  # noqa: E402
 from rocm_deps.runner import Runner  # noqa: E402
 from tests.fake_github import FakeGitHub  # noqa: E402
 
-# The previous action's pins and steps, as they were (commit d445890).
+# The previous action's pins and steps, as they were (commit d445890), and cmarkgfm: the
+# previous approach runs this checkout's code, which renders a description with it since 1.1.0.
 PREVIOUS_PINS = """\
 certifi==2026.10.19.post1
 cffi==2.1.1
 charset-normalizer==3.5.3
+cmarkgfm==2025.10.22
 cryptography==50.0.2
 idna==3.20
 pycparser==3.11
