@@ -134,9 +134,13 @@ def main() -> int:
         root = Path(directory)
         (root / "previous-pins.txt").write_text(PREVIOUS_PINS)
         github.repository("sgl-project/sglang").add_pull(1, "a" * 40)
+        # With a token resolve reads the description as it is now (and GitHub's rendering of
+        # it) from the API: the event's pull request is there too.
+        github.repository("radixark/miles").add_pull(7, "b" * 40, body="ci-sglang-pr: #1")
         event = root / "event.json"
-        event.write_text(json.dumps({"pull_request": {"number": 1, "body": "ci-sglang-pr: #1",
-                                                      "author_association": "MEMBER"}}))
+        event.write_text(json.dumps({"pull_request": {"number": 7, "body": "ci-sglang-pr: #1",
+                                                      "author_association": "MEMBER"},
+                                     "repository": {"full_name": "radixark/miles"}}))
         box = sandbox.build(root / "sandbox", Runner(stream=io.StringIO()), dict(os.environ),
                             python_for_venv=sys.executable)
         overrides = json.dumps({"megatron": {"ref": "refs/pull/202/head"}})

@@ -132,3 +132,15 @@ def test_the_not_miles_config_resolves_and_plans_an_install(cli: Cli, box: Sandb
     assert list(report["dependencies"]) == ["megatron"]
     assert report["dependencies"]["megatron"]["state"] == "planned"
     assert "fetch" in planned.stderr and "refs/pull/202/head" in planned.stderr
+
+
+def test_the_readmes_workflow_is_the_example_it_points_to() -> None:
+    """The README shows no workflow of its own that could drift from examples/rocm-suite.yml:
+    it points there, and says not to skip install on skip_dependency_install (install also
+    returns unnamed dependencies to the image's copy)."""
+    workflow = section(read("README.md"), "## A complete workflow")
+    assert "[`examples/rocm-suite.yml`](examples/rocm-suite.yml)" in workflow
+    assert "```" not in workflow
+    assert "do not gate it on `skip_dependency_install`" in workflow
+    example = read("examples/rocm-suite.yml")
+    assert "ci_megatron_bridge_pr" in example and "body-source" in example
