@@ -6,7 +6,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast, get_args
+from typing import Literal, cast, get_args
 
 from rocm_deps import edge
 from rocm_deps.edge import Edge
@@ -50,11 +50,3 @@ def build(given: Given, at: Edge) -> DemoSettings:
                         temporary_directory=Path(at.environ.get("TMPDIR")
                                                  or tempfile.gettempdir()),
                         environ=child_environment(at.environ, None))
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.demo import command, settings
-    from rocm_deps.interface import Back, Front
-
-    _FRONT: Front[DemoSettings] = settings
-    _BACK: Back[DemoSettings] = command

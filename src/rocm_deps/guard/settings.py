@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -85,11 +85,3 @@ def build(given: Given, at: Edge) -> MergeCheckSettings:
         guard_status=bool(given.flag("guard-status")),
         guard_context=given.text("guard-context"),
         repository=edge.repository(given, at.environ))
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.guard import command, settings
-    from rocm_deps.interface import Back, Front
-
-    _FRONT: Front[MergeCheckSettings] = settings
-    _BACK: Back[MergeCheckSettings] = command

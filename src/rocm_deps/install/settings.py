@@ -7,7 +7,6 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -124,11 +123,3 @@ def find_python(requested: str | None, environ: Mapping[str, str],
         raise UsageError("no python3 found on PATH outside rocm-deps' own environment; "
                          "pass --python (action input `python`) with the container's interpreter")
     return found
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.install import command, settings
-    from rocm_deps.interface import Back, Front
-
-    _FRONT: Front[InstallSettings] = settings
-    _BACK: Back[InstallSettings] = command

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -119,11 +118,3 @@ def _this_run(environ: Mapping[str, str]) -> str:
     if server and repository and run_id.isdigit():
         return f"{server.rstrip('/')}/{repository}/actions/runs/{run_id}"
     return ""
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.interface import Back, Front
-    from rocm_deps.manifest import command, settings
-
-    _FRONT: Front[CommentSettings] = settings
-    _BACK: Back[CommentSettings] = command

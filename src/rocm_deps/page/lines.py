@@ -106,7 +106,7 @@ class _Lines:
         text = "".join(self.chars)
         start, end = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
         if start < end:
-            code, struck, links = zip(*self.marks[start:end])  # one pass, in C
+            code, struck, links = zip(*self.marks[start:end], strict=True)  # one pass, in C
             self.lines.append(ShownLine(text[start:end], code, struck, links, self.cell,
                                         self.block))
         self.chars, self.marks, self.cell, self.block = [], [], False, True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from rocm_deps import edge
 from rocm_deps.config import Config
@@ -112,11 +112,3 @@ def parse_inputs(items: tuple[str, ...]) -> dict[str, str]:
             raise UsageError(f"--input {item!r}: expected NAME=VALUE, e.g. ci_sglang_pr=#123")
         inputs[name] = value
     return inputs
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.interface import Back, Front
-    from rocm_deps.resolve import command, settings
-
-    _FRONT: Front[ResolveSettings] = settings
-    _BACK: Back[ResolveSettings] = command

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast, get_args
+from typing import Literal, cast, get_args
 
 from rocm_deps import edge
 from rocm_deps.config import REPOSITORY, Config
@@ -102,11 +102,3 @@ def build(given: Given, at: Edge) -> SweepSettings:
         trusted_associations=edge.associations(given), dry_run=bool(given.flag("dry-run")),
         guard_context=given.text("guard-context"), policy=cast(Policy, given.text("policy")),
         require_tested=bool(given.flag("require-tested")))
-
-
-if TYPE_CHECKING:  # the command interface (rocm_deps/interface.py), held by the type checker
-    from rocm_deps.interface import Back, Front
-    from rocm_deps.sweep import command, settings
-
-    _FRONT: Front[SweepSettings] = settings
-    _BACK: Back[SweepSettings] = command
