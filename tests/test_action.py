@@ -292,14 +292,30 @@ def test_the_projects_ci_self_test_job(tmp_path: Path, pip_cache: Path) -> None:
     assert "Job succeeded" in log
 
 
-def example_with_this_action(name: str) -> str:
-    """examples/<name> as written, with `your-org/rocm-deps@<sha>` replaced by this checkout
-    (`uses: ./` after actions/checkout): the recipe a user copies, run by act."""
-    workflow = (ROOT / "examples" / name).read_text()
+def resolve_report(github_url: str, tmp_path: Path, description: str) -> str:
+    """A real resolve report of `description`, pinned through the API stand-in, as a suite's
+    resolve job writes it."""
+    body = tmp_path / "body.md"
+    body.write_text(description)
+    environ = {**os.environ, "GITHUB_API_URL": github_url, "TEST_TOKEN": "ghp_" + "a" * 36,
+               "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
+         "--github-token-env", "TEST_TOKEN", "--format", "json"],
+        env=environ, capture_output=True, text=True, check=True).stdout
+
+
+def with_this_action(workflow: str) -> str:
+    """A workflow as written, with its one `your-org/rocm-deps@<sha>` replaced by this
+    checkout (`uses: ./` after actions/checkout): the recipe a user copies, run by act."""
     action = re.compile(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\n")
     assert len(action.findall(workflow)) == 1
     return action.sub(lambda found: f"{found.group(1)}- uses: actions/checkout@v4\n"
                                     f"{found.group(1)}- uses: ./\n", workflow)
+
+
+def example_with_this_action(name: str) -> str:
+    return with_this_action((ROOT / "examples" / name).read_text())
 
 
 def test_the_merge_guard_recipe_ends_green_once_the_named_pull_request_merged(
@@ -359,15 +375,8 @@ def test_the_merge_guard_docs_manifest_job_ends_green(tmp_path: Path, pip_cache:
     with FakeGitHub() as github:
         github.repository("sgl-project/sglang").add_pull(102, "2" * 40)
         github.repository("radixark/miles").add_pull(7, head, body=description)
-        body = tmp_path / "body.md"
-        body.write_text(description)
-        environ = {**os.environ, "GITHUB_API_URL": github.url, "TEST_TOKEN": "ghp_" + "a" * 36,
-                   "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
-        resolved = subprocess.run(
-            [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
-             "--github-token-env", "TEST_TOKEN", "--format", "json"],
-            env=environ, capture_output=True, text=True, check=True)
-        reports = {"resolve-ci-deps": json.loads(resolved.stdout),
+        reports = {"resolve-ci-deps": json.loads(resolve_report(github.url, tmp_path,
+                                                                description)),
                    "stage-c-4-gpu-mi350": InstallReport(False, "/usr/bin/python3", {
                        "sglang": DependencyReport("sglang", "body", "refs/pull/102/head",
                                                   "2" * 40, commit="2" * 40,
@@ -380,9 +389,7 @@ def test_the_merge_guard_docs_manifest_job_ends_green(tmp_path: Path, pip_cache:
                           f"      report: ${{{{ steps.r.outputs.report }}}}\n    steps:\n"
                           f"      - id: r\n        run: echo \"report=$(cat "
                           f"{tmp_path / f'{job}.json'})\" >> \"$GITHUB_OUTPUT\"\n")
-        job = re.sub(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\n",
-                     lambda found: f"{found.group(1)}- uses: actions/checkout@v4\n"
-                                   f"{found.group(1)}- uses: ./\n", snippet)
+        job = with_this_action(snippet)
         workflow = f"name: ROCm suite\non: pull_request\npermissions: {{}}\njobs:\n{stand_ins}{job}"
         code, log = run_act(
             tmp_path, pip_cache, workflow, "pull_request",
@@ -431,15 +438,7 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
         github.repository("radixark/miles").add_pull(7, head, body=description)
         reports = tmp_path / "artifact"
         reports.mkdir()
-        body = tmp_path / "body.md"
-        body.write_text(description)
-        environ = {**os.environ, "GITHUB_API_URL": github.url, "TEST_TOKEN": "ghp_" + "a" * 36,
-                   "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
-        resolved = subprocess.run(
-            [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
-             "--github-token-env", "TEST_TOKEN", "--format", "json"],
-            env=environ, capture_output=True, text=True, check=True)
-        (reports / "resolve.json").write_text(resolved.stdout)
+        (reports / "resolve.json").write_text(resolve_report(github.url, tmp_path, description))
         installed = DependencyReport("sglang", "body", "refs/pull/102/head", "2" * 40,
                                      commit="2" * 40, state="installed", version="0.5.16")
         (reports / "install-mi350.json").write_text(json.dumps(InstallReport(
