@@ -135,3 +135,49 @@ def test_a_link_the_author_wrote_names_its_text_not_its_hidden_target(
     github.repository("sgl-project/sglang").add_pull(68091, "6" * 40)
     github.repository("sgl-project/sglang").branches["main"] = "7" * 40
     assert overrides(live(cli, write_event, github, config, body))["sglang"]["ref"] == ref
+
+
+def test_the_same_url_elsewhere_in_the_description_does_not_turn_a_number_into_it(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) -> None:
+    """GitHub links `#30421` to the description's own repository as `/pull/30421`; the same
+    URL written bare on another line is another line's: this line names SGLang's #30421."""
+    own = "https://github.com/radixark/miles/pull/30421"
+    link = f'<a class="issue-link js-issue-link" href="{own}">#30421</a>'
+    html = (f'<p dir="auto">ci-sglang-pr: {link}</p>\n'
+            f'<p dir="auto">Follows {link}</p>')
+    result = live(cli, write_event, github, config,
+                  f"ci-sglang-pr: #30421\n\nFollows {own}\n", body_html_as_given=html)
+    assert overrides(result)["sglang"]["ref"] == "refs/pull/30421/head"
+
+
+def test_a_sha_written_elsewhere_does_not_lengthen_the_short_one_this_line_shows(
+        cli: Cli, tmp_path: Path) -> None:
+    """The author linked `3f1c0d9` to a commit and wrote the full SHA on another line: this
+    line shows a short SHA, which without a token cannot be expanded, so it is an error, not
+    the hidden target."""
+    body = (f"ci-megatron-pr: [3f1c0d9](https://github.com/radixark/Megatron-LM/commit/"
+            f"{MEGATRON_SHA})\n\nPrevious pin: {MEGATRON_SHA}\n")
+    result = local(cli, tmp_path, body)
+    assert result.code == 1
+    assert "`3f1c0d9` (megatron) is an abbreviated commit SHA" in result.stderr
+
+
+def test_a_description_of_linked_directives_reads_in_linear_time(
+        cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A description of 2,000 linked directive lines whose destinations repeat the same URL:
+    each line's link is judged on its own line (a search of the whole description per line
+    took minutes on a 1 MiB one). Counted in lines read, not seconds."""
+    from rocm_deps.grammar import directives
+
+    line = "ci-sglang-pr: [#5](https://github.com/sgl-project/sglang/pull/5)\n\n"
+    calls: list[int] = []
+    original = directives._written_as_text
+
+    def counted(source: str, written: str) -> bool:
+        calls.append(len(source))
+        return original(source, written)
+
+    monkeypatch.setattr(directives, "_written_as_text", counted)
+    result = local(cli, tmp_path, line * 2000)
+    assert result.code == 0, result.stderr[-500:]
+    assert max(calls) == len(line) - 2 and sum(calls) <= 2000 * len(line)

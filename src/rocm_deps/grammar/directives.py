@@ -79,6 +79,7 @@ _PULL_REQUEST = re.compile(
 # The target of a commit link GitHub put around a SHA it shows short.
 _COMMIT_LINK = re.compile(r"https://github\.com/[^/]+/[^/]+/commit/(?P<sha>[0-9a-f]{40}|"
                           r"[0-9a-f]{64})")
+_TOKEN_WINDOW = 4096
 # What comes right before a link's destination: `](`, `](<`, a reference definition's
 # `]: `, an attribute `href=` / `src=` (quoted or not).
 _DESTINATION_BEFORE = re.compile(r"(?:\]\(\s*<?|\]:[ \t]*<?|(?i:\b(?:href|src))\s*=\s*[\"']?)$")
@@ -90,17 +91,20 @@ AS_CODE = "as code (a code span or `<code>`)"
 AS_CELL = "as one cell of a table row with several cells"
 
 
-def _written_as_text(body: str, written: str) -> bool:
-    """Whether `written` occurs in the raw description as text GitHub shows (so GitHub may
-    show it shortened), not only inside a link's destination (`](…)`, `[label]: …`, an
-    `href=` or `src=`) that the reader never sees."""
-    start = body.find(written)
+def _written_as_text(source: str, written: str) -> bool:
+    """Whether `written` occurs in `source`, the directive's own line of the description, as
+    text GitHub shows (so GitHub may show it shortened), not only inside a link's destination
+    (`](…)`, `[label]: …`, an `href=` or `src=`) that the reader never sees. Elsewhere in the
+    description it says nothing of this line's value. Each look back is bounded (a ref or URL
+    value is far shorter than `_TOKEN_WINDOW`), so a long line costs linear time."""
+    start = source.find(written)
     while start >= 0:
-        token = max(body.rfind(character, 0, start) for character in " \t\n(<\"'=[") + 1
-        before = body[max(0, token - 40):token]
-        if not _DESTINATION_BEFORE.search(before):
+        window = max(0, start - _TOKEN_WINDOW)
+        token = max(source.rfind(character, window, start) for character in " \t\n(<\"'=[")
+        token = window if token < 0 else token + 1
+        if not _DESTINATION_BEFORE.search(source[max(0, token - 40):token]):
             return True
-        start = body.find(written, start + 1)
+        start = source.find(written, start + 1)
     return False
 
 
@@ -147,8 +151,13 @@ class _Locator:
     WINDOW = 200
 
     def __init__(self, text: str) -> None:
-        self.lines = [_simplified(line) for line in text.split("\n")]
+        self.raw = text.split("\n")
+        self.lines = [_simplified(line) for line in self.raw]
         self.next = 0
+
+    def source(self, number: int) -> str:
+        """Line `number` of the description as written ("" for 0: not found)."""
+        return self.raw[number - 1] if 0 < number <= len(self.raw) else ""
 
     def find(self, shown: str) -> int:
         wanted = _simplified(shown)
@@ -172,7 +181,6 @@ class _Parser:
                  repository: str | None = None, body: str = "") -> None:
         self.dependencies = dependencies
         self.repository = repository
-        self.body = body
         self.locator = _Locator(body)
         self.prerequisites: list[Prerequisite] = []
         keyed: list[Keyed] = [*dependencies, *values]
@@ -269,7 +277,7 @@ class _Parser:
             return
         if match is not None and match.group("key").casefold() == DEPENDS_ON:
             try:
-                raw, _, _ = self._value_of(line, match.start("rest"), shown)
+                raw, _, _ = self._value_of(number, line, match.start("rest"), shown)
             except _PartlyCode as partly:
                 raw = str(partly)
             self._depends_on(number, line, raw)
@@ -289,13 +297,13 @@ class _Parser:
                       f"with it, so it is not applied; write the directive at the start of a "
                       f"line of its own, such as `{self.example_key}: #1234`")
 
-    def _value_of(self, line: str, start: int,
+    def _value_of(self, number: int, line: str, start: int,
                   shown: ShownLine | None) -> tuple[str, str, bool]:
         """The value after a key (from `start`), what follows it, and whether the page shows
         it as code. Where GitHub rewrote a value into a link (a URL shown as `owner/repo#N`
         or `#N`, a SHA shown short in a commit link), the value is the link's target when the
-        author wrote that target; an autolink GitHub added (`#N` linked to this repository)
-        leaves the text the author wrote."""
+        author wrote that target on this line (`number` of the description); an autolink
+        GitHub added (`#N` linked to this repository) leaves the text the author wrote."""
         position = start
         while position < len(line) and line[position] in " \t":
             position += 1
@@ -311,35 +319,37 @@ class _Parser:
         raw = line[position:end].strip(" \t")
         if shown is not None and end > position:
             links = set(shown.links[position:end])
-            target = self._linked(raw, links.pop()) if len(links) == 1 else raw
+            target = (self._linked(self.locator.source(number), raw, links.pop())
+                      if len(links) == 1 else raw)
             if target != raw:  # GitHub's link around what the author wrote: its target
                 return target, line[end:], False
         if shown is not None and not quoted and any(shown.code[position:end]):
             raise _PartlyCode(raw)
         return raw, line[end:], bool(quoted)
 
-    def _linked(self, text: str, target: str | None) -> str:
+    def _linked(self, source: str, text: str, target: str | None) -> str:
         """The link's target only where GitHub rewrote what the author wrote: the text is
         GitHub's short form of the target (`owner/repo#N` or `#N` for a pull request URL,
         `[owner/repo@]abc1234` for a commit) and the author wrote the target as text, not as
-        a link's destination. A link the author wrote (`[#1](…/pull/2)`, `<a href>`) shows
-        its text, and the text is what the author named."""
+        a link's destination, on the directive's `source` line. A link the author wrote
+        (`[#1](…/pull/2)`, `<a href>`) shows its text, and the text is what the author
+        named."""
         if target is None or target == text:
             return text
         pull = _PULL_REQUEST.fullmatch(target)
         if (pull is not None and pull.group("url_number") is not None
                 and text.casefold() in (f"#{pull.group('url_number')}", (
                     f"{pull.group('url_repository')}#{pull.group('url_number')}").casefold())
-                and _written_as_text(self.body, target)):
+                and _written_as_text(source, target)):
             return target  # the author wrote the URL; GitHub shows it shorter
         commit = _COMMIT_LINK.fullmatch(target)
         if commit is not None:
             sha = commit.group("sha")
             short = text.rpartition("@")[2]
             if len(short) >= 7 and sha.startswith(short):
-                if _written_as_text(self.body, target):
+                if _written_as_text(source, target):
                     return target
-                if _written_as_text(self.body, sha):
+                if _written_as_text(source, sha):
                     return sha  # the author wrote the SHA; GitHub shows it short
         return text
 
@@ -461,7 +471,7 @@ class _Parser:
             self._add("error", number, line, self.near_misses.unknown_key_message(key))
             return
         try:
-            raw, after, quoted = self._value_of(line, match.start("rest"), shown if (
+            raw, after, quoted = self._value_of(number, line, match.start("rest"), shown if (
                 shown is not None and shown.text == line) else None)
         except _PartlyCode as partly:
             self._add("error", number, line,
