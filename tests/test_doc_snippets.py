@@ -1,6 +1,7 @@
 """Every workflow snippet in README.md and docs/ (a fenced `yaml` block) is read as a runner
 reads it: wrapped into a workflow, it passes act's listing; and every job there or in
-examples/ that runs `comment` or `sweep` grants `statuses: write`, which both write."""
+examples/ that runs `comment`, `sweep` or `merge-check` (unless `guard-status: false`)
+grants `statuses: write`, which they write."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ SNIPPETS = [(f"{path.relative_to(ROOT)}#{index}", found.group(1))
             for index, found in enumerate(FENCE.finditer(path.read_text(encoding="utf-8")))]
 EXAMPLES = sorted([*(ROOT / "examples").glob("*.yml"), *(ROOT / "examples").glob("*/*.yml")])
 JOB = re.compile(r"^  (?P<name>[\w-]+):\n(?P<body>(?:(?:    .*|\s*)\n)*)", re.MULTILINE)
-WRITES_STATUSES = re.compile(r"^\s+command: (comment|sweep)\s*(?:#.*)?$", re.MULTILINE)
+# comment and sweep always write statuses; merge-check does unless told not to.
+WRITES_STATUSES = re.compile(r"^\s+command: (comment|sweep|merge-check)\s*(?:#.*)?$",
+                             re.MULTILINE)
 
 
 def workflow(snippet: str) -> str:
@@ -51,7 +54,7 @@ def test_the_documents_have_workflow_snippets() -> None:
                  for path in EXAMPLES)], ids=lambda value: value if "\n" not in value else "")
 def test_a_job_that_runs_comment_or_sweep_grants_statuses_write(name: str, text: str) -> None:
     for job, body in jobs(workflow(text) if name.endswith(tuple("0123456789")) else text).items():
-        if WRITES_STATUSES.search(body):
+        if WRITES_STATUSES.search(body) and "guard-status: false" not in body:
             assert re.search(r"^      statuses: write\b", body, re.MULTILINE), (name, job)
 
 
@@ -60,8 +63,8 @@ def test_the_statuses_check_finds_the_jobs_that_write_statuses() -> None:
     writers = sorted(f"{path.name}:{job}" for path in EXAMPLES
                      for job, body in jobs(path.read_text(encoding="utf-8")).items()
                      if WRITES_STATUSES.search(body))
-    assert writers == ["pr-comment.yml:comment", "rocm-suite.yml:queue-status",
-                       "sweep.yml:sweep"]
+    assert writers == ["merge-guard.yml:merge-check", "pr-comment.yml:comment",
+                       "rocm-suite.yml:queue-status", "sweep.yml:sweep"]
     [(_, snippet)] = [item for item in SNIPPETS if item[0] == "docs/merge-guard.md#0"]
     assert [job for job, body in jobs(workflow(snippet)).items()
             if WRITES_STATUSES.search(body)] == ["manifest"]

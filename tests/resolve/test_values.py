@@ -38,6 +38,18 @@ def test_a_body_tag_is_the_image_tag_in_the_cuda_profile(cli: Cli,
                                               "line": 3}}
 
 
+def test_text_after_an_image_tag_is_told_to_stand_alone_not_to_use_git(
+        cli: Cli, write_event: EventWriter) -> None:
+    """An image tag is no git ref: the message about a blank says to write the value alone
+    (a branch's says to write git's exact name or a SHA)."""
+    result, _ = resolve(cli, write_event, "ci-image-tag: pr-123 (new)\n", "--profile", "cuda")
+    assert result.code == 1
+    assert ("`pr-123` is followed by `(new)`, and a value cannot hold a blank: write the value "
+            "alone on the line; if `pr-123` is the value and the rest a comment, quote it: "
+            "`ci-image-tag: \\`pr-123\\``") in result.stderr
+    assert "git" not in result.stderr.split("invalid directive", 1)[1].splitlines()[0]
+
+
 def test_a_full_image_name_is_an_error_naming_the_rule(cli: Cli,
                                                        write_event: EventWriter) -> None:
     for profile in ("cuda", "rocm"):

@@ -215,9 +215,11 @@ INSTALL: Mapping[str, Field] = _rows(
 
 API: Mapping[str, Field] = _rows(
     Field("timeout-seconds", int, 10, "Timeout of one read.", low=1, high=300),
-    Field("attempts", int, 3, "Attempts of a request that fails transiently.", low=1, high=10),
-    Field("backoff-seconds", (int, float), 2.0, "The first wait between attempts.", low=0,
-          high=60),
+    Field("attempts", int, 3, "Attempts of a request that fails transiently, and reads of a "
+          "pull request while GitHub computes its test merge (`pull/N/merge`).", low=1,
+          high=10),
+    Field("backoff-seconds", (int, float), 2.0, "The first wait between attempts (doubled "
+          "each time), for requests and the test merge alike.", low=0, high=60),
     # A primary rate limit can reset an hour away; never sleep that long in a CI job.
     Field("max-rate-limit-wait-seconds", (int, float), 60.0, "The longest wait for a rate "
           "limit to reset; one resetting later fails instead.", low=0, high=600),

@@ -25,6 +25,11 @@ class ApiError(Exception):
     """A failed API call, with a message for the PR author (what, where, the fix)."""
 
 
+class Refused(ApiError):
+    """HTTP 403 that is not a rate limit: the token lacks the permission (a job's
+    GITHUB_TOKEN without `statuses: write`, say)."""
+
+
 class ResponseTooLarge(ApiError):
     pass
 

@@ -38,6 +38,7 @@ from rocm_deps.github.answers import (
     OpenPull,
     PullInfo,
     RateLimited,
+    Refused,
     ResponseTooLarge,
     comment_of,
     object_of,
@@ -345,6 +346,9 @@ class GitHubApi:
                 raise ApiError(f"{what}: no single commit matches (unknown, or an ambiguous "
                                f"abbreviation); {full_sha_hint()}") from None
             message = (error.data or {}).get("message") if isinstance(error.data, dict) else None
+            if error.status == 403:  # not a rate limit (above): the token may not do it
+                raise Refused(f"GitHub refused {what} (HTTP 403"
+                              f"{': ' + str(message)[:200] if message else ''})") from None
             raise ApiError(f"reading {what} failed with HTTP {error.status}"
                            f"{': ' + str(message) if message else ''}") from None
         except requests.exceptions.RequestException as error:

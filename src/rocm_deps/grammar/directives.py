@@ -528,18 +528,26 @@ class _Parser:
         if problem is not None:
             self._add("error", number, line, problem)
             return
-        if trailing and not self._comment_after(number, line, key, raw, trailing, quoted):
+        if trailing and not self._comment_after(number, line, key, raw, trailing, quoted,
+                                                ref=False):
             return
         self._record(self.values, value.name, ValueDirective(value.name, key, raw, number), line)
 
     def _comment_after(self, number: int, line: str, key: str, raw: str, trailing: str,
-                       ends: bool) -> bool:
+                       ends: bool, *, ref: bool = True) -> bool:
         """Text after the value: a notice when the value `ends` (a PR, a SHA, a URL, a
-        back-ticked name), else an error: the line is not applied."""
+        back-ticked name), else an error: the line is not applied. A branch or tag (`ref`)
+        is told to write git's exact name; a value (an image tag) to stand alone."""
         if ends:
             self._add("notice", number, line, f"the text after `{raw}` (`{quote(trailing)}`) "
                                               f"is read as a comment; `{raw}` is used")
             return True
+        if not ref:
+            self._add("error", number, line,
+                      f"`{raw}` is followed by `{quote(trailing)}`, and a value cannot hold a "
+                      f"blank: write the value alone on the line; if `{raw}` is the value "
+                      rf"and the rest a comment, quote it: `{key}: \`{raw}\``")
+            return False
         self._add("error", number, line,
                   f"`{raw}` is followed by `{quote(trailing)}`, and a branch, tag or value "
                   f"cannot hold a blank, so the line names nothing that exists as written: "

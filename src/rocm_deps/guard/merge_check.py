@@ -28,7 +28,7 @@ from rocm_deps.contract.guard import (
 from rocm_deps.contract.status import Head, Judgement, judge, named_now
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import read_bounded
-from rocm_deps.github.answers import ApiError, CommitStatus, PullInfo
+from rocm_deps.github.answers import ApiError, CommitStatus, PullInfo, Refused
 from rocm_deps.github.event import event_context, read_event
 from rocm_deps.grammar.directives import MAX_BODY_BYTES, parse_body
 from rocm_deps.grammar.parsed import Directive, Finding, code_findings
@@ -143,6 +143,16 @@ def _write_statuses(settings: MergeCheckSettings, api: GitHubApi, payload: Mappi
                               "")
         try:
             api.create_status(repository, head, status)
+        except Refused as error:
+            # A token without `statuses: write` (a workflow written for 1.0): the step's own
+            # verdict stands, and the missing status keeps a required check waiting, never
+            # green; the warning says what to grant.
+            report.warnings.append(Finding(
+                "warning", f"the verdict is not written as the `{settings.guard_context}` "
+                           f"status on {head[:12]}: {error}. Grant the job `statuses: write` "
+                           f"(or set `guard-status: false`)",
+                title="rocm-deps: merge guard status"))
+            return
         except ApiError as error:
             report.errors.append(Finding(
                 "error", f"could not write the `{settings.guard_context}` status on "

@@ -33,7 +33,9 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     # Also when nothing is named: `success`, so that a required `rocm-deps: <suite>` check
     # does not wait forever on pull requests that name nothing.
     named, errors = named_now_of(api, tested, settings.config, queued, read)
-    status = set_status(api, tested, written.url, named, errors)
+    status, refused = set_status(api, tested, written.url, named, errors)
+    if refused is not None:
+        runner.warning(refused, title="rocm-deps: comment")
     if ignored:
         runner.warning(f"comment(s) {', '.join(map(str, ignored))} carry the manifest marker "
                        f"but are not by {settings.bot_login}: left alone and not trusted",
@@ -41,7 +43,7 @@ def run(settings: CommentSettings, runner: Runner) -> int:
     document = {"action": action, "pull_request": tested.number, "suite": tested.suite,
                 "ignored_comments": ignored,
                 "status": {"context": status.context, "state": status.state,
-                           "description": status.description},
+                           "description": status.description, "written": refused is None},
                 "tested": {name: entry.to_json()
                            for name, entry in tested.manifest.tested.items()}}
     publish(runner, {COMMENT: action}, written.body, document,

@@ -36,7 +36,7 @@ from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.contract.status import Head, Named, context, judge, named_now
 from rocm_deps.errors import FatalError, UsageError
 from rocm_deps.files import OVERRIDES_LIMIT, without_lone_surrogates
-from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo
+from rocm_deps.github.answers import ApiError, CommitStatus, IssueComment, PullInfo, Refused
 from rocm_deps.github.event import event_context, read_event, read_json_object
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
 from rocm_deps.manifest.settings import DISPATCH_HEAD, CommentSettings
@@ -344,7 +344,7 @@ def named_now_of(api: GitHubApi, run: ManifestRun, config: Config, queued: Queue
 
 
 def set_status(api: GitHubApi, run: ManifestRun, url: str, named: list[Named],
-               errors: list[str]) -> CommitStatus:
+               errors: list[str]) -> tuple[CommitStatus, str | None]:
     """The suite's commit status on the commit the run tested (`run.head`: the pull
     request's, or the merge group's): what the run tested (its manifest) judged against
     what is `named` now, so a fresh run shows at once whether it tested what is named
@@ -362,12 +362,17 @@ def set_status(api: GitHubApi, run: ManifestRun, url: str, named: list[Named],
     head = run.head
     try:
         api.create_status(run.repository, head, status)
+    except Refused as error:
+        # A token without `statuses: write` (a workflow written for 1.0): the manifest
+        # comment stands, and the missing status keeps a required check waiting, never green.
+        return status, (f"the `{status.context}` commit status is not set on {head[:12]}: "
+                        f"{error}. Grant the job `statuses: write`")
     except ApiError as error:
         written = "the manifest comment is written, but not" if url else "could not set"
         raise FatalError(f"{written} the `{status.context}` commit status on {head[:12]}: "
                          f"{error}. The token needs `statuses: write`",
                          title="rocm-deps: comment") from None
-    return status
+    return status, None
 
 
 def _head(api: GitHubApi, key: tuple[str, int]) -> Head:
