@@ -167,17 +167,17 @@ def test_a_description_of_linked_directives_reads_in_linear_time(
     """A description of 2,000 linked directive lines whose destinations repeat the same URL:
     each line's link is judged on its own line (a search of the whole description per line
     took minutes on a 1 MiB one). Counted in lines read, not seconds."""
-    from rocm_deps.grammar import directives
+    from rocm_deps.grammar import source
 
     line = "ci-sglang-pr: [#5](https://github.com/sgl-project/sglang/pull/5)\n\n"
     calls: list[int] = []
-    original = directives._written_as_text
+    original = source.written_as_text
 
-    def counted(source: str, written: str) -> bool:
-        calls.append(len(source))
-        return original(source, written)
+    def counted(line: str, written: str) -> bool:
+        calls.append(len(line))
+        return original(line, written)
 
-    monkeypatch.setattr(directives, "_written_as_text", counted)
+    monkeypatch.setattr(source, "written_as_text", counted)
     result = local(cli, tmp_path, line * 2000)
     assert result.code == 0, result.stderr[-500:]
     assert max(calls) == len(line) - 2 and sum(calls) <= 2000 * len(line)

@@ -13,14 +13,12 @@ never believes a dependency was tested when it was not.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from rocm_deps.grammar.keys import (
     KEY_CHARACTERS,
-    REPOSITORY_NAME,
     RefKey,
     ValueKey,
 )
@@ -44,6 +42,7 @@ from rocm_deps.grammar.refs import (
     find_invisible,
     remove_invisible,
 )
+from rocm_deps.grammar.source import PULL_REQUEST, Locator, linked
 from rocm_deps.grammar.spelling import fold, fold_separator
 from rocm_deps.grammar.values import check_value
 from rocm_deps.page.lines import ShownLine, shown_lines
@@ -71,41 +70,10 @@ _PR_WORD = re.compile(r"(?:pr|pull|pull request)\s*(?P<number>#[0-9]{1,10})\b.*"
                       re.IGNORECASE)
 _DIRECTIVE_LINE_RE = re.compile(_DIRECTIVE_LINE)
 DEPENDS_ON = "depends-on"  # the key of a prerequisite, in any letter case
-# What `Depends-On:` takes: `#N`, `owner/repo#N`, or a pull request's URL (any page of it).
-_PULL_REQUEST = re.compile(
-    rf"(?:(?P<repository>{REPOSITORY_NAME})?#(?P<number>[0-9]{{1,9}})|https://github\.com/"
-    rf"(?P<url_repository>{REPOSITORY_NAME})/pull/(?P<url_number>[0-9]{{1,9}})"
-    rf"(?:[/#?][^\s]*)?)")
-# The target of a commit link GitHub put around a SHA it shows short.
-_COMMIT_LINK = re.compile(r"https://github\.com/[^/]+/[^/]+/commit/(?P<sha>[0-9a-f]{40}|"
-                          r"[0-9a-f]{64})")
-_TOKEN_WINDOW = 4096
-# What comes right before a link's destination: `](`, `](<`, a reference definition's
-# `]: `, an attribute `href=` / `src=` (quoted or not).
-_DESTINATION_BEFORE = re.compile(r"(?:\]\(\s*<?|\]:[ \t]*<?|(?i:\b(?:href|src))\s*=\s*[\"']?)$")
-_SIMPLIFIED = re.compile(r"<!--.*?-->|<[A-Za-z/][^>]*>|\]\([^()\s]*\)|[\\`*_~<>\[\]()|]+")
-_BLANKS = re.compile(r"\s+")
 # How a line is shown as code, as messages say it.
 AS_BLOCK = "inside a code block (fenced, indented or `<pre>`)"
 AS_CODE = "as code (a code span or `<code>`)"
 AS_CELL = "as one cell of a table row with several cells"
-
-
-def _written_as_text(source: str, written: str) -> bool:
-    """Whether `written` occurs in `source`, the directive's own line of the description, as
-    text GitHub shows (so GitHub may show it shortened), not only inside a link's destination
-    (`](…)`, `[label]: …`, an `href=` or `src=`) that the reader never sees. Elsewhere in the
-    description it says nothing of this line's value. Each look back is bounded (a ref or URL
-    value is far shorter than `_TOKEN_WINDOW`), so a long line costs linear time."""
-    start = source.find(written)
-    while start >= 0:
-        window = max(0, start - _TOKEN_WINDOW)
-        token = max(source.rfind(character, window, start) for character in " \t\n(<\"'=[")
-        token = window if token < 0 else token + 1
-        if not _DESTINATION_BEFORE.search(source[max(0, token - 40):token]):
-            return True
-        start = source.find(written, start + 1)
-    return False
 
 
 class _PartlyCode(ValueError):
@@ -135,53 +103,12 @@ def parse_body(body: str | None, dependencies: Sequence[RefKey],
     return _Parser(dependencies, values, repository, text).parse(shown_lines(html_page))
 
 
-def _simplified(text: str) -> str:
-    """A line reduced to what both its source and its rendering show: markup characters
-    and back-slashes dropped, entities decoded, blanks collapsed, case folded."""
-    return _BLANKS.sub(" ", _SIMPLIFIED.sub("", html.unescape(text))).strip().casefold()
-
-
-class _Locator:
-    """The line of the description a shown line comes from, for messages: the next source
-    line (within WINDOW) that holds its text with markup dropped, else its text from the
-    word before its first `:` (the key, when a line of raw HTML ran on from the one before),
-    else its start up to that `:`; 0 when none does (GitHub rewrote it, a link shown
-    shorter)."""
-
-    WINDOW = 200
-
-    def __init__(self, text: str) -> None:
-        self.raw = text.split("\n")
-        self.lines = [_simplified(line) for line in self.raw]
-        self.next = 0
-
-    def source(self, number: int) -> str:
-        """Line `number` of the description as written ("" for 0: not found)."""
-        return self.raw[number - 1] if 0 < number <= len(self.raw) else ""
-
-    def find(self, shown: str) -> int:
-        wanted = _simplified(shown)
-        # From the line after the last one found; then that line again (it may show several
-        # lines: the cells of a row, lines joined by `<br>`).
-        order: list[int] = [*range(self.next, min(len(self.lines), self.next + self.WINDOW)),
-                            *([self.next - 1] if self.next else [])]
-        before, colon, _ = wanted.partition(":")
-        keyed = wanted[len(before) - len(before.split(" ")[-1]):] if colon else wanted
-        for probe in dict.fromkeys((wanted, keyed, " ".join(keyed.split(" ")[:2]),
-                                    before + colon)):
-            for index in order:
-                if probe and probe in self.lines[index]:
-                    self.next = index + 1
-                    return index + 1
-        return 0
-
-
 class _Parser:
     def __init__(self, dependencies: Sequence[RefKey], values: Sequence[ValueKey] = (),
                  repository: str | None = None, body: str = "") -> None:
         self.dependencies = dependencies
         self.repository = repository
-        self.locator = _Locator(body)
+        self.locator = Locator(body)
         self.prerequisites: list[Prerequisite] = []
         keyed: list[Keyed] = [*dependencies, *values]
         self.by_key: dict[str, Keyed] = {item.directive.casefold(): item for item in keyed}
@@ -319,7 +246,7 @@ class _Parser:
         raw = line[position:end].strip(" \t")
         if shown is not None and end > position:
             links = set(shown.links[position:end])
-            target = (self._linked(self.locator.source(number), raw, links.pop())
+            target = (linked(self.locator.source(number), raw, links.pop())
                       if len(links) == 1 else raw)
             if target != raw:  # GitHub's link around what the author wrote: its target
                 return target, line[end:], False
@@ -327,37 +254,11 @@ class _Parser:
             raise _PartlyCode(raw)
         return raw, line[end:], bool(quoted)
 
-    def _linked(self, source: str, text: str, target: str | None) -> str:
-        """The link's target only where GitHub rewrote what the author wrote: the text is
-        GitHub's short form of the target (`owner/repo#N` or `#N` for a pull request URL,
-        `[owner/repo@]abc1234` for a commit) and the author wrote the target as text, not as
-        a link's destination, on the directive's `source` line. A link the author wrote
-        (`[#1](…/pull/2)`, `<a href>`) shows its text, and the text is what the author
-        named."""
-        if target is None or target == text:
-            return text
-        pull = _PULL_REQUEST.fullmatch(target)
-        if (pull is not None and pull.group("url_number") is not None
-                and text.casefold() in (f"#{pull.group('url_number')}", (
-                    f"{pull.group('url_repository')}#{pull.group('url_number')}").casefold())
-                and _written_as_text(source, target)):
-            return target  # the author wrote the URL; GitHub shows it shorter
-        commit = _COMMIT_LINK.fullmatch(target)
-        if commit is not None:
-            sha = commit.group("sha")
-            short = text.rpartition("@")[2]
-            if len(short) >= 7 and sha.startswith(short):
-                if _written_as_text(source, target):
-                    return target
-                if _written_as_text(source, sha):
-                    return sha  # the author wrote the SHA; GitHub shows it short
-        return text
-
     def _depends_on(self, number: int, line: str, value: str) -> None:
         """`Depends-On:` one pull request: of a configured dependency's repository it is that
         dependency's directive; of the description's own repository (or `#N`) a
         prerequisite; of any other repository an error."""
-        found = _PULL_REQUEST.fullmatch(value)
+        found = PULL_REQUEST.fullmatch(value)
         if found is None:
             self._add("error", number, line,
                       "`Depends-On:` takes one pull request: `#1234`, `owner/repo#1234` or its "
