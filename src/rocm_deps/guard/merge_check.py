@@ -156,8 +156,8 @@ def _write_statuses(settings: MergeCheckSettings, api: GitHubApi, payload: Mappi
         except ApiError as error:
             report.errors.append(Finding(
                 "error", f"could not write the `{settings.guard_context}` status on "
-                         f"{head[:12]}: {error}. The token needs `statuses: write` (or set "
-                         f"`guard-status: false` to fail the step alone)",
+                         f"{head[:12]}: {error}. Re-run the job (or set `guard-status: false` "
+                         f"to fail the step alone)",
                 title="rocm-deps: merge guard status"))
             return
         report.statuses.append({"sha": head, "context": status.context, "state": status.state,

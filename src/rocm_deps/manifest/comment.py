@@ -369,8 +369,9 @@ def set_status(api: GitHubApi, run: ManifestRun, url: str, named: list[Named],
                         f"{error}. Grant the job `statuses: write`")
     except ApiError as error:
         written = "the manifest comment is written, but not" if url else "could not set"
+        # Refused (a permission) is above: this is the API failing, which a re-run may not.
         raise FatalError(f"{written} the `{status.context}` commit status on {head[:12]}: "
-                         f"{error}. The token needs `statuses: write`",
+                         f"{error}. Re-run the job",
                          title="rocm-deps: comment") from None
     return status, None
 
