@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
 
 
-
 def merge_of_pull(api: GitHubApi, repository: str, override: Override,
                   report: ResolveReport) -> Override:
     """Pull request `pr` merged onto its base: pinned to GitHub's test-merge commit, so every
