@@ -155,12 +155,13 @@ def make_undumpable() -> bool:
     (a pip build could read it through /proc/$PPID/environ). False where that is not
     available; root can read it anyway."""
     import ctypes
-    import ctypes.util
 
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        # The running process's own symbols, libc's among them: `ctypes.util.find_library`
+        # would start `ldconfig -p` on every run that has a token.
+        libc = ctypes.CDLL(None, use_errno=True)
         return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
