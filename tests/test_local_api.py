@@ -56,4 +56,4 @@ def test_the_local_api_serves_the_example_and_reports_what_the_sweep_wrote(
     assert {head: [(status["context"], status["state"]) for status in entries]
             for head, entries in statuses.items()} == {
         "42" * 20: [("rocm-deps: ROCm suite", "pending")]}
-    assert report["requests"][0].startswith("GET /repos/radixark/miles/pulls?")
+    assert report["requests"][0] == "POST /api/graphql"  # the open pull requests

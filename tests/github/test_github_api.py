@@ -113,8 +113,8 @@ def test_server_errors_then_success(resolve_with_token: ResolveWithToken, mocker
     assert result.code == 0, result.stderr
     assert len(github.requests) == 3
     assert result.outputs["sglang_sha"] == PR_HEAD
-    # urllib3 retries the first failure at once, then backs off: backoff-seconds * 2 ** 1.
-    assert [call.args[0] for call in sleep.call_args_list] == [1.0]
+    # The config's retry policy: backoff-seconds, then doubled.
+    assert [call.args[0] for call in sleep.call_args_list] == [0.5, 1.0]
 
 
 def test_server_errors_forever_are_bounded(resolve_with_token: ResolveWithToken, mocker: MockerFixture, github: FakeGitHub) -> None:
@@ -126,7 +126,8 @@ def test_server_errors_forever_are_bounded(resolve_with_token: ResolveWithToken,
     assert len(github.requests) == 4
     assert (f"::error title=rocm-deps%3A GitHub API unreachable,line=1::could not reach the "
             f"GitHub API at {github.url} while reading pull request #30421 of "
-            f"sgl-project/sglang: server errors (HTTP 5xx) on every attempt, 4 attempt(s) over "
+            f"sgl-project/sglang: server errors (HTTP 502: Server Error) on every attempt, 4 "
+            f"attempt(s) over "
             ) in result.stderr
     assert "; not checked: line 1" in result.stderr
     assert "invalid directive" not in result.stderr and "Traceback" not in result.stderr
@@ -147,8 +148,9 @@ def test_rate_limit_an_hour_away_fails_without_sleeping(resolve_with_token: Reso
     github.rate_limited = True
     result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 1
-    assert "rate limit is exhausted" in result.stderr
-    assert "UTC (in 60 minutes)" in result.stderr
+    assert re.search(r"rate limited \(primary\) until [0-9]{2}:[0-9]{2} UTC while reading pull "
+                     r"request #30421 of sgl-project/sglang: API rate limit exceeded for "
+                     r"installation ID 1", result.stderr)
     assert sleep.call_args_list == []  # not even a short wait: the limit resets too late
     assert len(github.requests) == 1
 
@@ -222,7 +224,8 @@ def test_a_token_echoed_by_the_api_is_masked_in_every_channel(
 
 @pytest.mark.parametrize(("status", "body", "headers", "message"), [
     (200, b"<html>maintenance</html>", {"Content-Type": "text/html"},
-     "the answer for pull request #30421 of sgl-project/sglang is not a JSON object"),
+     "gave an answer for pull request #30421 of sgl-project/sglang that is not what GitHub "
+     "sends (not JSON: '<html>maintenance</html>')"),
     (200, b"{}", {}, "the answer for pull request #30421 of sgl-project/sglang is not a JSON "
                      "object"),
     (200, json.dumps({"state": "merged?", "merged": 1, "head": {}, "base": {}}).encode(), {},
@@ -250,31 +253,34 @@ def test_answers_unlike_githubs_are_clear_errors(
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "until-close"])
 def test_an_answer_over_the_size_limit_is_refused(
         resolve_with_token: ResolveWithToken, github: FakeGitHub, declared: bool) -> None:
-    from rocm_deps.github.api import MAX_RESPONSE_BYTES
+    from rocm_deps.github.api import MAX_ANSWER_BYTES
 
-    body = "x" * (MAX_RESPONSE_BYTES + 1)  # a valid answer, only too large
-    github.repository("sgl-project/sglang").add_pull(30421, "a" * 40, body=body)
+    body = b'{"x": "' + b"x" * MAX_ANSWER_BYTES + b'"}'  # valid JSON, larger than GitHub sends
+    github.answer_override = (200, body, {"Content-Type": "application/json"})
     github.declare_length = declared
     result = resolve_with_token("ci-sglang-pr: #30421")
     assert (result.code, set(result.outputs)) == (1, {"report"}), result.stderr
-    limit = (f"over the {MAX_RESPONSE_BYTES}-byte limit" if declared
-             else f"with more than {MAX_RESPONSE_BYTES} bytes")
-    assert limit in result.stderr
+    assert (f"answered /repos/sgl-project/sglang/pulls/30421 with {len(body)} bytes, over the "
+            f"{MAX_ANSWER_BYTES}-byte limit") in result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
 
 
-def test_an_answer_just_under_the_size_limit_is_read(
+def test_a_description_longer_than_github_allows_is_refused_and_one_at_the_cap_is_read(
         resolve_with_token: ResolveWithToken, github: FakeGitHub) -> None:
-    from rocm_deps.github.api import MAX_RESPONSE_BYTES
+    from rocm_deps.github.answers import MAX_DESCRIPTION
 
-    sha = "b" * 40
-    # The description twice (`body`, and `body_html` with it), just under the limit.
-    github.repository("sgl-project/sglang").add_pull(30421, sha, body="y" * (
-        MAX_RESPONSE_BYTES // 2 - 4096))
+    sglang = github.repository("sgl-project/sglang")
+    # At GitHub's cap, in characters that take three bytes each: read whole.
+    sglang.add_pull(30421, "b" * 40, body="\u6f22" * MAX_DESCRIPTION)
     github.declare_length = False
     result = resolve_with_token("ci-sglang-pr: #30421")
     assert result.code == 0, result.stderr
-    assert result.outputs["sglang_sha"] == sha
+    assert result.outputs["sglang_sha"] == "b" * 40
+    sglang.add_pull(30421, "b" * 40, body="y" * (MAX_DESCRIPTION + 1))
+    result = resolve_with_token("ci-sglang-pr: #30421")
+    assert result.code == 1
+    assert (f"pull request #30421 of sgl-project/sglang has a description over GitHub's "
+            f"{MAX_DESCRIPTION}-character limit") in result.stderr
 
 
 def test_an_answer_that_drips_in_meets_the_overall_deadline(
@@ -348,26 +354,31 @@ def api_of(github: FakeGitHub) -> object:
     return GitHubApi(github.url, TOKEN, load_config(None, "rocm").api)
 
 
-def test_open_pulls_are_read_a_hundred_a_page_oldest_first(github: FakeGitHub) -> None:
+def test_open_pulls_are_read_a_hundred_a_query_oldest_first(github: FakeGitHub) -> None:
     from rocm_deps.github.api import GitHubApi
 
     miles = github.repository("radixark/miles")
-    for number in range(300, 99, -1):  # created newest first: the answer is sorted anyway
+    for number in range(300, 99, -1):
         miles.add_pull(number, f"{number:040x}", body=f"#{number}")
-    miles.pulls[150]["updated_at"] = "2026-12-01T10:00:00+01:00"
-    miles.pulls[151]["updated_at"] = "yesterday"
+    miles.pulls[150]["updated_at"] = "2026-12-01T09:00:00Z"
     api = api_of(github)
     assert isinstance(api, GitHubApi)
     github.log.clear()
-    found = api.open_pulls("radixark/miles")
+    found, after, pages = [], None, 0
+    while True:
+        page = api.open_pulls_page("radixark/miles", after)
+        pages += 1
+        found += page.pulls
+        assert page.total == 202
+        after = page.after
+        if after is None:
+            break
+    assert pages == 3 and github.log == ["POST /api/graphql"] * 3
     assert [entry.pull.number for entry in found] == [7, *range(100, 301)]
-    assert [re.search(r"[?&]page=([0-9]+)", line)[1] for line in github.log  # type: ignore[index]
-            ] == ["1", "2", "3"]
     assert found[0].pull.body == "Edited after the run started:\n- ci-sglang-pr: #30421\n"
     by_number = {entry.pull.number: entry for entry in found}
     assert by_number[150].updated_at is not None
-    assert by_number[150].updated_at.isoformat() == "2026-12-01T10:00:00+01:00"
-    assert by_number[151].updated_at is None  # not a time: never recent
+    assert by_number[150].updated_at.isoformat() == "2026-12-01T09:00:00+00:00"
 
 
 def test_statuses_keep_the_latest_of_each_context_and_refuse_what_github_never_sends(
@@ -421,11 +432,10 @@ def test_a_rerun_is_one_post_for_the_run(github: FakeGitHub) -> None:
 def test_a_last_full_page_is_known_by_githubs_link_header(github: FakeGitHub) -> None:
     from rocm_deps.github.api import GitHubApi
 
-    miles = github.repository("radixark/miles")
-    for number in range(8, 207):  # with #7: 200 open, two full pages
-        miles.add_pull(number, f"{number:040x}")
     api = api_of(github)
     assert isinstance(api, GitHubApi)
+    for number in range(200):  # two full pages
+        github.repository("radixark/miles").add_comment(7, "someone", f"comment {number}")
     github.log.clear()
-    assert len(api.open_pulls("radixark/miles")) == 200
+    assert len(api.comments("radixark/miles", 7)) == 200
     assert len(github.log) == 2  # no third request for an empty page

@@ -182,7 +182,7 @@ def test_a_merge_group_of_two_pull_requests_reads_both_current_bodies(
     assert [(c["pull"], c["dependency"], c["state"], c["verdict"]) for c in report["checks"]] == [
         (11, "sglang", "merged", "pass"), (12, "megatron", "open", "fail")]
     assert github.requests == [
-        f"/api/v3/repos/radixark/miles/compare/{BASE}...{HEAD}",
+        "/api/v3/repos/radixark/miles/commits",
         "/api/v3/repos/radixark/miles/pulls/11", "/api/v3/repos/radixark/miles/pulls/12",
         "/api/v3/repos/sgl-project/sglang/pulls/101",
         "/api/v3/repos/radixark/Megatron-LM/pulls/202",
@@ -204,8 +204,8 @@ GROUP = {"action": "checks_requested", "repository": {"full_name": "radixark/mil
      "requests' own commits)"),
     (["Merge pull request #11 from radixark/fix", "Add the ROCm suite (#13)"], None,
      "its newest commit does not name #12, the pull request of its queue branch"),
-    (["Merge pull request #11 from radixark/fix", "Add the ROCm suite (#12)"], 300,
-     "the group has 300 commits and the API lists the first 2"),
+    (["Merge pull request #11 from radixark/fix", "Add the ROCm suite (#12)"], 600,
+     f"its commits back to its base {BASE[:12]} are more than the 500 newest of its history"),
 ], ids=["rebase-merges", "newest-names-another", "longer-than-read"])
 def test_a_group_that_cannot_be_identified_fails_closed(
         merge_check: MergeCheck, github: FakeGitHub, commits: list[str], total: int | None,

@@ -6,6 +6,7 @@ they change, a moved dependency pull request turning exactly its dependents to f
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,43 +102,24 @@ def statuses(github: FakeGitHub) -> dict[int, list[tuple[str, str, str]]]:
 
 
 def writes(github: FakeGitHub) -> list[str]:
-    return [line for line in github.log if line.startswith("POST")]
+    """The requests that write (a GraphQL query is a POST that reads)."""
+    return [line for line in github.log if not line.startswith("GET ")
+            and line != "POST /api/graphql"]
 
 
 CONTEXT = f"rocm-deps: {SUITE}"
-
-
-def sorted_queries(log: list[str], prefix: str) -> list[str]:
-    """The queries of the requests starting with `prefix`, each checked to be a page of 100
-    of the open pull requests, oldest first: pages 1, 2 and 3."""
-    queries = [line[len(prefix):] for line in log if line.startswith(prefix)]
-    pages = []
-    for query in queries:
-        fields = dict(part.split("=") for part in query.split("&"))
-        assert {key: value for key, value in fields.items() if key != "page"} == {
-            "state": "open", "sort": "created", "direction": "asc", "per_page": "100"}
-        pages.append(int(fields["page"]))
-    assert sorted(pages) == [1, 2, 3]
-    return queries
 
 
 def test_the_first_sweep_judges_the_four_and_nothing_else(cli: Cli, tested: FakeGitHub,
                                                            config: Path) -> None:
     result = sweep(cli, tested, config)
     assert result.code == 0, result.stderr
-    assert len(tested.log) <= 40
-    # 3 pages of open pull requests; comments and one status read for each of the four;
-    # each dependency pull request once; one write (the pending one: comment set the others).
-    assert sorted(tested.log) == sorted([
-        *(f"GET /repos/{MILES}/pulls?{query}" for query in sorted_queries(
-            tested.log, f"GET /repos/{MILES}/pulls?")),
-        *(f"GET /repos/{MILES}/issues/{number}/comments?page=1&per_page=100"
-          for number in NAMING),
-        *(f"GET /repos/{MILES}/commits/{head_of(number)}/status?per_page=100"
-          for number in NAMING),
-        "GET /repos/sgl-project/sglang/pulls/102", "GET /repos/radixark/Megatron-LM/pulls/55",
-        "GET /repos/sgl-project/sglang/pulls/103",
-        f"POST /repos/{MILES}/statuses/{head_of(40)}"])
+    # Three pages of 100 open pull requests; who wrote the comments of the four, then the
+    # bodies of the bot's three manifests; the three dependency pull requests in one query;
+    # one write (the pending one: comment set the others). Nothing per pull request.
+    assert tested.queries == ["OpenPulls"] * 3 + ["Comments", "Bodies", "Pulls"]
+    assert tested.log == ["POST /api/graphql"] * 6 + [
+        f"POST /repos/{MILES}/statuses/{head_of(40)}"]
     assert statuses(tested) == {
         10: [(CONTEXT, "success", "tested sglang#102 at 2222222")],
         20: [(CONTEXT, "success", "tested sglang#102 at 2222222, megatron abcdef0")],
@@ -145,7 +127,9 @@ def test_the_first_sweep_judges_the_four_and_nothing_else(cli: Cli, tested: Fake
         40: [(CONTEXT, "pending", "sglang#103 named; not reported by this suite yet")]}
     report = json.loads(result.stdout)
     assert (report["open_pulls"], report["naming"], report["dependency_pulls"],
-            report["statuses_written"]) == (250, 4, 3, 1)
+            report["statuses_written"], report["requests"], report["points"]) == (
+        250, 4, 3, 1, 7, tested.points)
+    assert tested.points == 6  # a point a query: the formula's minimum
     assert ("| #40 | `ROCm CI` | pending | `sglang#103 named; not reported by this suite yet` "
             "| yes |  |") in result.summary.split("\n")
 
@@ -172,9 +156,11 @@ def test_a_moved_dependency_fails_exactly_its_dependents_and_reruns_their_runs(
                    30: (CONTEXT, "success", "tested megatron#55 at 5555555"),
                    40: (CONTEXT, "pending", "sglang#103 named; not reported by this suite yet")}
     assert tested.repository(MILES).reruns == [1010, 1020]
+    # Each run re-run before the status that says so.
     assert writes(tested) == [
-        f"POST /repos/{MILES}/actions/runs/1010/rerun", f"POST /repos/{MILES}/statuses/"
-        f"{head_of(10)}", f"POST /repos/{MILES}/actions/runs/1020/rerun",
+        f"POST /repos/{MILES}/actions/runs/1010/rerun",
+        f"POST /repos/{MILES}/actions/runs/1020/rerun",
+        f"POST /repos/{MILES}/statuses/{head_of(10)}",
         f"POST /repos/{MILES}/statuses/{head_of(20)}"]
     # The re-runs are in flight: the next sweep asks for none again and writes nothing.
     again = sweep(cli, tested, config, "--rerun", "moved")
@@ -255,8 +241,8 @@ def test_a_branch_named_is_a_failure(cli: Cli, github: FakeGitHub, config: Path)
 
 @pytest.mark.parametrize(("setup", "message"), [
     (lambda fake: setattr(fake, "fail_first", 99) or setattr(fake, "fail_status", 401),
-     "the sweep cannot run: reading the open pull requests of radixark/miles failed with "
-     "HTTP 401"),
+     "the sweep cannot run: the GitHub token was rejected (HTTP 401: Bad credentials) while "
+     "reading the open pull requests of radixark/miles"),
 ])
 def test_the_sweep_fails_only_when_it_cannot_run(cli: Cli, github: FakeGitHub, config: Path,
                                                  setup: Any, message: str) -> None:
@@ -276,28 +262,41 @@ def test_without_a_token_it_says_what_it_needs(cli: Cli, github: FakeGitHub,
     assert "pull-requests: read, statuses: write, actions: write" in result.stderr
 
 
-def test_a_spent_rate_limit_stops_the_sweep_cleanly_saying_how_far_it_got(
+def test_a_spent_rate_limit_stops_the_sweep_and_nothing_more_is_asked(
         cli: Cli, tested: FakeGitHub, config: Path) -> None:
-    """Three pages, #10's comments and status, #102, #20's comments: the eighth request, #20's
-    status, meets a rate limit an hour away (not waited for). What was read is judged."""
+    """Three pages, who wrote the comments: the fifth request, the manifests' bodies, meets
+    GraphQL's primary limit (an answer of 200 that says so), an hour away: not waited for.
+    Nothing more is asked, nothing is written, and the report lists the four not reached."""
+    tested.repository("sgl-project/sglang").move(102, MOVED)  # #10 and #20 would turn red
     tested.requests.clear()
-    tested.rate_limited_from = 8
+    tested.rate_limited_from = 5
     result = sweep(cli, tested, config)
     assert result.code == 0, result.stderr
+    assert len(tested.requests) == 5
     report = json.loads(result.stdout)
-    assert report["stopped"].startswith(
-        "stopped at pull request #20, 20 of 250 open pull requests (the GitHub API rate limit "
-        "is exhausted while reading the statuses of ")
-    assert report["stopped"].endswith("): it and the 230 after it were not judged")
-    assert [(judged["pull"], judged["state"]) for judged in report["judged"]] == [
-        (10, "success")]
-    assert "::warning title=rocm-deps%3A sweep stopped early::stopped at pull request #20" in (
-        result.stderr)
+    assert re.fullmatch(
+        r"stopped while reading \(rate limited \(primary\) until [0-9]{2}:[0-9]{2} UTC while "
+        r"reading 3 comments: API rate limit exceeded for installation ID 1\. .*\); nothing "
+        r"was written: GitHub asks for no more requests until then", report["stopped"])
+    assert report["not_reached"] == [10, 20, 30, 40]
+    assert report["judged"] == [] and report["statuses_written"] == 0
+    assert "not judged, not reached: #10, #20, #30, #40" in result.summary
+    [warning] = [line for line in result.stderr.splitlines()
+                 if line.startswith("::warning title=rocm-deps%3A sweep stopped early")]
+    assert "not judged, not reached: #10, #20, #30, #40" in warning
 
 
-def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitHub) -> None:
-    """A clock a second further on at each question after the list: reading stops after
-    80 % of the 10 s (#40's comments would be the ninth question), writing at 10 s."""
+@pytest.mark.parametrize(("clock", "stopped", "written"), [
+    # The list at 1 to 3 s, who wrote the comments at 9: past 80 % of the 10 s.
+    ([0, 1, 2, 3, 9], "stopped while reading (its 10 s ran out)", {}),
+    # Everything read by 5 s; the first write at 6, the second at 11: past the 10 s.
+    ([0, 1, 2, 3, 4, 5, 6, 11], "stopped while writing statuses (its 10 s ran out): 1 "
+                                "written, 3 left as they were",
+     {10: [(CONTEXT, "pending", "sglang#102 named; not reported by this suite yet")]}),
+], ids=["reading", "writing"])
+def test_the_time_budget_stops_reading_then_writing_and_says_so(
+        github: FakeGitHub, clock: list[int], stopped: str,
+        written: dict[int, list[tuple[str, str, str]]]) -> None:
     from rocm_deps.config import load_config
     from rocm_deps.edge import ApiSettings
     from rocm_deps.github.api import GitHubApi
@@ -307,15 +306,13 @@ def test_the_time_budget_stops_reading_then_writing_and_says_so(github: FakeGitH
     config = load_config(None, "rocm")
     settings = SweepSettings(config, MILES, ApiSettings(github.url, TOKEN), suites=(SUITE,),
                              max_seconds=10)
-    ticks = iter(range(100))
+    ticks = iter([*map(float, clock), *[100.0] * 10])
     report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
-                       clock=lambda: float(next(ticks)))
-    assert report.stopped == (
-        "stopped at pull request #40, 40 of 250 open pull requests (its 10 s ran out): it and "
-        "the 210 after it were not judged; stopped while writing statuses (its 10 s ran out): "
-        "1 written, 2 left as they were")
-    assert statuses(github) == {
-        10: [(CONTEXT, "pending", "sglang#102 named; not reported by this suite yet")]}
+                       clock=lambda: next(ticks))
+    assert report.stopped == stopped
+    assert statuses(github) == written
+    if not written:  # nothing judged: all four were not reached
+        assert report.not_reached == [10, 20, 30, 40]
 
 
 def test_hostile_text_reaches_the_log_only_as_text(cli: Cli, github: FakeGitHub,
@@ -324,14 +321,8 @@ def test_hostile_text_reaches_the_log_only_as_text(cli: Cli, github: FakeGitHub,
     break and a workflow command: neither becomes a command in the log."""
     github.repository(MILES).pulls[40]["body"] = (
         "ci-sglang-pr: #103 \u2028::error title=pwned::forged\n")
-    answer = github.answer
-
-    def hostile(path: str, *rest: Any) -> tuple[int, Any, dict[str, str]]:
-        if "/issues/10/comments" in path:
-            return 400, {"message": "down\n::error title=pwned::forged"}, {}
-        return answer(path, *rest)
-
-    github.answer = hostile  # type: ignore[method-assign]
+    # GitHub answers the comments of #10 (the first alias) with an error and no data.
+    github.alias_errors["Comments.p0"] = "down\n::error title=pwned::forged"
     result = cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
                  "--suite", SUITE, env=environment(github))
     assert result.code == 0, result.stderr
@@ -473,28 +464,29 @@ def test_merge_with_base_is_judged_as_resolve_named_it(
         "failure", "sglang#102 moved 2222222→7777777 since tested; re-run requested")
 
 
-def test_a_sweep_stopped_inside_a_pull_request_writes_nothing_for_it(github: FakeGitHub,
-                                                                    tmp_path: Path) -> None:
-    """#20 names SGLang #102 and Megatron-LM #55; the time runs out between the two reads:
-    #20 is not judged and its head gets no status (not `could not be read`)."""
+def test_a_sweep_stopped_before_a_pull_requests_reads_are_done_writes_nothing_for_it(
+        github: FakeGitHub) -> None:
+    """#30 names a commit, the others pull requests; the time runs out before the named pull
+    requests are read: #30 is judged, the others are not, and their heads get no status (not
+    `could not be read`)."""
     from rocm_deps.config import load_config
     from rocm_deps.edge import ApiSettings
     from rocm_deps.github.api import GitHubApi
     from rocm_deps.sweep.settings import SweepSettings
     from rocm_deps.sweep.sweeper import sweep as run_sweep
 
-    github.repository(MILES).pulls[20]["body"] = "ci-sglang-pr: #102\nci-megatron-pr: #55\n"
+    github.repository(MILES).pulls[30]["body"] = f"ci-megatron-pr: {MEGATRON_SHA}\n"
     config = load_config(None, "rocm")
     settings = SweepSettings(config, MILES, ApiSettings(github.url, TOKEN), suites=(SUITE,),
                              max_seconds=100)
-    # The start, then the questions after the list: #10's comments, statuses, #102; #20's
-    # comments, statuses (#102 is known), and #55, the sixth, past 80 % of the time.
-    ticks = iter([0.0, *([1.0] * 5), 90.0, *([91.0] * 50)])
+    # The start, the three pages, who wrote the comments; the named pull requests past 80 %.
+    ticks = iter([0.0, 1.0, 1.0, 1.0, 1.0, 90.0, *([91.0] * 50)])
     report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
                        clock=lambda: next(ticks))
-    assert report.stopped.startswith("stopped at pull request #20, 20 of 250")
-    assert [judged.pull for judged in report.judged] == [10]
-    assert head_of(20) not in github.repository(MILES).statuses
+    assert report.stopped == "stopped while reading (its 100 s ran out)"
+    assert [judged.pull for judged in report.judged] == [30]
+    assert report.not_reached == [10, 20, 40]
+    assert sorted(statuses(github)) == [30]
 
 
 def test_a_dry_run_reads_as_a_sweep_does_and_writes_nothing(cli: Cli, tested: FakeGitHub,
@@ -504,8 +496,7 @@ def test_a_dry_run_reads_as_a_sweep_does_and_writes_nothing(cli: Cli, tested: Fa
     result = cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
                  "--rerun", "moved", "--dry-run", env=environment(tested))
     assert result.code == 0, result.stderr
-    assert [line.split(" ", 1)[0] for line in tested.log
-            if not line.startswith("GET ")] == []  # no POST, PATCH or PUT
+    assert writes(tested) == []  # no status, no re-run
     assert statuses(tested) == before and tested.repository(MILES).reruns == []
     assert ("#10 ROCm CI: failure: sglang#102 moved 2222222→7777777 since tested; re-run "
             "requested (would write); would re-run https://github.com/radixark/miles/actions/"

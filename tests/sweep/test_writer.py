@@ -101,7 +101,9 @@ def test_the_guard_turns_red_when_a_prerequisite_closes_unmerged(
     miles.pulls[41]["state"] = "closed"
     assert sweep(cli, github, config).code == 0
     assert guard_status(github, 42) == ("failure", "waits for #41 (closed unmerged)")
-    assert f"GET /repos/{MILES}/pulls/41" in github.log  # no longer in the list: read once
+    # No longer in the list: read once, with the other named pull requests; #42 carries only
+    # the guard's status: its comments are not read (the four naming ones' are).
+    assert github.queries == ["OpenPulls"] * 3 + ["Comments", "Pulls"]
 
 
 def test_a_prerequisite_merged_into_another_pull_requests_branch_is_not_merged(
@@ -159,13 +161,13 @@ def test_a_token_that_cannot_write_statuses_keeps_the_verdict_and_says_what_to_g
     assert warning.endswith("Grant the job `statuses: write` (or set `guard-status: false`)")
 
 
-def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_one_request_in_250(
+def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_nothing_more_in_250(
         cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
         tmp_path: Path) -> None:
     """The 250 open pull requests of test_sweeper, four naming something, each head with the
     guard's status; #61 stacked on the quiet #60; #62 waiting for the open #10 (its guard
-    status kept): the guard and the stack are judged from what the sweep reads anyway, the
-    prerequisite costs its pull request's status read."""
+    status kept): the guard, the stack and the prerequisite are judged from what the sweep
+    reads anyway."""
     for number in (10, 20, 30):
         run_the_suite_on(cli, write_event, github, config, tmp_path, number)
     miles = github.repository(MILES)
@@ -176,10 +178,11 @@ def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_one_request_in_250
     assert merge_check(cli, write_event, github, config, 62).code == 1
     result = sweep(cli, github, config)
     assert result.code == 0, result.stderr
-    # 3 pages; comments and statuses of the four (15 with their dependencies and #40's
-    # pending write, as before); #62's status read.
-    assert len(github.log) == 16
-    assert sorted(line for line in github.log if "/status?" in line) == sorted(
-        f"GET /repos/{MILES}/commits/{head_of(number)}/status?per_page=100"
-        for number in (10, 20, 30, 40, 62))
+    # 3 pages (every head's statuses with them); the native stacks, as #61 is based on
+    # another branch; who wrote the comments of the four and #61, the manifests' bodies; the
+    # dependency pull requests; #40's pending write. Nothing for #62 but its guard's status.
+    assert github.queries == ["OpenPulls"] * 3 + ["Comments", "Bodies", "Pulls"]
+    assert github.log == ["POST /api/graphql"] * 3 + [
+        f"GET /repos/{MILES}/stacks?page=1&per_page=100"] + ["POST /api/graphql"] * 3 + [
+        f"POST /repos/{MILES}/statuses/{head_of(40)}"]
     assert guard_status(github, 62) == ("failure", "waits for #10 (open)")

@@ -19,10 +19,24 @@ ASSOCIATION = re.compile(r"[A-Z_]{1,32}")
 STATUS_STATES = ("error", "failure", "pending", "success")
 HTML_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/#-]*)?")
 MAX_COMMENT_ID = 2**63 - 1
+# GitHub caps a description at 65,536 characters; an answer with a longer one is not GitHub's.
+MAX_DESCRIPTION = 65_536
+# GitHub's rendering of a description at that cap: every `#N` of it a link of a few hundred
+# characters, still well under this.
+MAX_DESCRIPTION_HTML = 64 * MAX_DESCRIPTION
+MAX_MESSAGE = 300  # GitHub's own words quoted in an error
+HISTORY_PAGES = 5  # a merge group's commits are read 100 a page, newest first, this many pages
 
 
 class ApiError(Exception):
-    """A failed API call, with a message for the PR author (what, where, the fix)."""
+    """A failed API call, with a message for the PR author (what, where, the fix); `status` is
+    the HTTP status GitHub answered (None when there was no answer), `detail` GitHub's own
+    words about it."""
+
+    def __init__(self, message: str, status: int | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail
 
 
 class Refused(ApiError):
@@ -35,7 +49,14 @@ class ResponseTooLarge(ApiError):
 
 
 class RateLimited(ApiError):
-    """The rate limit is spent (after waiting out a secondary limit as long as allowed)."""
+    """A rate limit GitHub will not lift within the deadline: `kind` primary or secondary, lifted
+    at `until` (UTC)."""
+
+    def __init__(self, message: str, status: int | None = None, *, kind: str = "secondary",
+                 until: datetime | None = None) -> None:
+        super().__init__(message, status)
+        self.kind = kind
+        self.until = until
 
 
 class ApiUnreachable(ApiError):
@@ -100,12 +121,6 @@ class CommitStatus:
     target_url: str
 
 
-@dataclass(frozen=True)
-class Comparison:
-    total: int  # commits in all; `commits` holds at most the first page of them
-    commits: tuple[CommitInfo, ...]
-
-
 def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
     """One pull request of an answer (pull request `number`'s, or an entry of a list, which
     gives its number, and `merged_at` instead of `merged`), validated."""
@@ -121,6 +136,10 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
             raise ApiError(f"the answer for {what} has a pull request without a `number`")
     body = raw.get("body")
     body_html = raw.get("body_html")
+    if (isinstance(body, str) and len(body) > MAX_DESCRIPTION) or (isinstance(
+            body_html, str) and len(body_html) > MAX_DESCRIPTION_HTML):
+        raise ApiError(f"the answer for {what} has a description over GitHub's "
+                       f"{MAX_DESCRIPTION}-character limit: it is not GitHub's")
     association = raw.get("author_association")
     head_repo = head.get("repo")
     full_name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
@@ -142,6 +161,51 @@ def pull_info(value: object, what: str, number: int | None = None) -> PullInfo:
                     sha_of(merge_commit, what) if merge_commit is not None else None,
                     label_of(default) if isinstance(default, str) else None,
                     body_html if isinstance(body_html, str) and isinstance(body, str) else None)
+
+
+def commit_info(value: object, what: str) -> CommitInfo:
+    """A commit of an answer: a list entry or a git database commit (whose `message` is its
+    own; a list entry's is under `commit`)."""
+    raw = object_of(value, what)
+    parents = raw.get("parents")
+    if not isinstance(parents, list):
+        raise ApiError(f"the answer for {what} has a commit without `parents`")
+    inner = raw.get("commit")
+    message = (inner if isinstance(inner, dict) else raw).get("message")
+    return CommitInfo(sha_of(raw.get("sha"), what),
+                      tuple(sha_of(object_of(parent, what).get("sha"), what)
+                            for parent in parents),
+                      message[:1000] if isinstance(message, str) else "")
+
+
+def github_message(body: object) -> str:
+    """GitHub's own words in an error answer: its `message`, with each validation error's
+    (422: `errors`), bounded and printable; "" when it gave none."""
+    if not isinstance(body, dict):
+        return ""
+    parts = [body.get("message")]
+    for error in body.get("errors", [])[:5] if isinstance(body.get("errors"), list) else []:
+        if isinstance(error, dict):
+            parts.append(error.get("message") or " ".join(
+                str(error[key]) for key in ("resource", "field", "code")
+                if isinstance(error.get(key), str)))
+        elif isinstance(error, str):
+            parts.append(error)
+    text = ": ".join(part for part in parts if isinstance(part, str) and part)
+    return label_of(text)[:MAX_MESSAGE]
+
+
+def stack_of(value: object, what: str) -> tuple[int, ...]:
+    """A native stack: its pull requests' numbers, bottom first (`position` 1 is the bottom:
+    GitHub lists them so)."""
+    members = object_of(value, what).get("pull_requests")
+    if not isinstance(members, list):
+        raise ApiError(f"the answer for {what} has a stack without `pull_requests`")
+    numbers = tuple(object_of(member, what).get("number") for member in members)
+    if not all(isinstance(number, int) and not isinstance(number, bool) and number > 0
+               for number in numbers):
+        raise ApiError(f"the answer for {what} has a stack member without a `number`")
+    return numbers  # type: ignore[return-value]
 
 
 def object_of(value: object, what: str) -> dict[str, Any]:

@@ -1,98 +1,130 @@
 """GitHub API access (docs/architecture.md, *The GitHub API and the merge guard*): the only module
-that imports PyGithub, and only when a token is given (resolve/resolver.py imports this module
-lazily). PyGithub is used through its public API: `Github(timeout=, retry=)` and its requester;
-nothing of it is patched.
+that imports PyGithub, and only when a token is given (the commands import it lazily). PyGithub
+is used through its public API: `Github(timeout=, retry=, api_version=)` and its requester's
+`requestJson`, the one call every REST request and GraphQL query goes through; nothing of it
+is patched.
 
 An adapter: it answers "what is pull request N?" and "which commit is this ref?" and raises
 `ApiError` with a message for the PR author; what the answers hold, and their checks, are in
-`github/answers.py`. What a merged PR or a missing ref *means* is
-decided by the caller (resolve/resolver.py, guard/). One request per question; explicit
-timeouts; bounded retries; never an hour-long rate-limit sleep.
+`github/answers.py`. What a merged PR or a missing ref *means* is decided by the caller.
+
+GitHub as it answers (its REST description and its docs "Rate limits for the REST API" and
+"Best practices for using the REST API", API version 2022-11-28): every request names the API
+version and a documented media type, asks only for what is read (a commit's parents from the
+git database, a ref's commit as its bare SHA: no diffs), and is one trip through `_request`:
+the answer counted in the bytes it came in, transient failures retried with the config's
+policy, a rate limit (primary or secondary, 403 or 429, or a GraphQL answer that says so)
+waited out only when its `retry-after` or `x-ratelimit-reset` falls within the request's
+deadline, else stopped at once, saying until when. Writes are at least a second apart.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
-from collections.abc import Callable
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry
-from github.GithubException import (
-    BadCredentialsException,
-    RateLimitExceededException,
-    UnknownObjectException,
-)
+from github import Auth, Github
 
+from rocm_deps.github import graphql
 from rocm_deps.github.answers import (
+    HISTORY_PAGES,
     ApiError,
     ApiUnreachable,
     CommitInfo,
     CommitStatus,
-    Comparison,
     IssueComment,
-    OpenPull,
     PullInfo,
     RateLimited,
     Refused,
     ResponseTooLarge,
     comment_of,
+    commit_info,
+    github_message,
     object_of,
     pull_info,
     sha_of,
+    stack_of,
     status_of,
-    time_of,
 )
 from rocm_deps.messages import full_sha_hint
 
 if TYPE_CHECKING:
     from rocm_deps.config import ApiConfig
 
-T = TypeVar("T")
-# GitHub caps a PR body at 65,536 characters; a whole pull request answer is tens of KiB.
-MAX_RESPONSE_BYTES = 2 * 1024 * 1024
-MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
-# A repository's open pull requests are listed 100 a page, at most this many pages.
-OPEN_PULL_PAGES = 50
-# A pull request's comments are read a page of 100 at a time, at most this many pages: the
-# manifest is among the first comments the bot wrote, and a thread longer than this is
-# not read to the end (the comment is then looked for in what was read).
-COMMENT_PAGES = 30
-PULL_COMMIT_PAGES = 3  # GitHub lists at most 250 commits of a pull request
+VERSION = "2022-11-28"  # the REST API version every request names (X-GitHub-Api-Version)
+JSON = "application/vnd.github+json"
 # Every read of a description asks for GitHub's rendering of it too (`body_html`, in the same
 # answer): what GitHub shows decides which lines are directives (page/lines.py).
 FULL = "application/vnd.github.full+json"
+SHA = "application/vnd.github.sha"  # a commit as its bare SHA: the answer holds no diff
+RAW = "application/vnd.github.raw+json"  # a file's contents as they are
+# An answer is refused past this many bytes as it came in (not as re-serialised JSON). GitHub's
+# largest legitimate answers here: a page of 100 pull requests at the documented ~22 KB each
+# whose descriptions are at GitHub's 65,536-character cap, with their HTML (~20 MB); what is
+# held of each item is bounded on its own (answers.py).
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+MAX_CAUSE = 1000  # the network's own words, bounded but whole enough to act on
+# A pull request's comments are read a page of 100 at a time, at most this many pages: the
+# manifest is among the first comments the bot wrote.
+COMMENT_PAGES = 30
+PULL_COMMIT_PAGES = 3  # GitHub lists at most 250 commits of a pull request
+STATUS_PAGES = 10  # a commit's combined status, 100 contexts a page
+STACK_PAGES = 10  # a repository's native stacks, 100 a page
+# GitHub: "pause at least 1 second between mutative requests".
+WRITE_SPACING_SECONDS = 1.0
+# GitHub: a secondary rate limit without retry-after or a spent primary: "wait for at least
+# one minute before retrying".
+SECONDARY_WAIT_SECONDS = 60.0
+
+
+@dataclass
+class Spent:
+    """What this client spent: requests in all, GraphQL points, and the budget GitHub said is
+    left of each resource (`x-ratelimit-resource`: core, graphql) after the last answer."""
+
+    requests: int = 0
+    points: int = 0
+    remaining: dict[str, tuple[int, int]] | None = None  # resource -> (remaining, limit)
+
+    def budget(self) -> dict[str, tuple[int, int]]:
+        return self.remaining or {}
 
 
 class GitHubApi:
-    def __init__(self, base_url: str, token: str, api: ApiConfig) -> None:
+    def __init__(self, base_url: str, token: str, api: ApiConfig,
+                 ends: float | None = None) -> None:
+        """`ends`: the command's own deadline (a `time.monotonic()` instant) when it has one,
+        the sweep's `--max-seconds`; every request keeps to it as well as to its own."""
         self.base_url = base_url.rstrip("/")
-        self.attempts = api.attempts
         self.timeout = api.timeout_seconds
-        policy = self.retry = api.retry
-        # Everything one request may take: every attempt's timeout, the waits between them
-        # (the policy's, which urllib3 applies), a rate-limit wait, and a second of slack.
-        self.deadline = (api.timeout_seconds * policy.attempts + sum(policy.waits())
-                         + api.max_rate_limit_wait_seconds + 1)
-        retry = GithubRetry(total=policy.attempts - 1, backoff_factor=policy.first_seconds,
-                            max_rate_limit_wait=api.max_rate_limit_wait_seconds)
-        self.github = Github(
-            base_url=self.base_url, auth=Auth.Token(token),
-            timeout=api.timeout_seconds, retry=retry, seconds_between_requests=None,
-            seconds_between_writes=None, lazy=True, user_agent="rocm-deps")
+        self.retry = api.retry
+        self.max_rate_limit_wait = api.max_rate_limit_wait_seconds
+        # Everything one request may take: every attempt's timeout, the waits between them,
+        # a rate-limit wait, and a second of slack.
+        self.request_seconds = (api.timeout_seconds * self.retry.attempts
+                                + sum(self.retry.waits()) + api.max_rate_limit_wait_seconds + 1)
+        self.ends = ends
+        self.spent = Spent()
+        self._last_write: float | None = None
+        # Retries are this module's (`_request`): PyGithub's would wait out a rate limit past
+        # the deadline and report a secondary limit as server errors.
+        self.requester = Github(
+            base_url=self.base_url, auth=Auth.Token(token), timeout=api.timeout_seconds,
+            retry=0, seconds_between_requests=None, seconds_between_writes=None, lazy=True,
+            user_agent="rocm-deps", api_version=VERSION).requester
 
     def pull(self, repository: str, number: int) -> PullInfo:
         what = f"pull request #{number} of {repository}"
-
-        def fetch() -> PullInfo:
-            return pull_info(self._get(f"/repos/{repository}/pulls/{number}", what,
-                                       media_type=FULL), what, number)
-
-        return self._call(fetch, what)
+        return pull_info(self._request("GET", f"/repos/{repository}/pulls/{number}", what,
+                                       accept=FULL)[1], what, number)
 
     def pull_with_head(self, repository: str, head_branch: str) -> PullInfo | None:
         """The open pull request of `repository` whose head is its own branch `head_branch`
@@ -106,298 +138,445 @@ class GitHubApi:
         request names, where GitHub leaves `pull_requests` empty); None when there is none."""
         owner = head_repository.split("/", 1)[0]
         what = f"the open pull requests of {repository} from {owner}:{head_branch}"
-
-        def fetch() -> PullInfo | None:
-            raw = self._get(f"/repos/{repository}/pulls", what,
-                            {"state": "open", "head": f"{owner}:{head_branch}",
-                             "per_page": 100}, media_type=FULL)
-            if not isinstance(raw, list):
-                raise ApiError(f"the answer for {what} is not a JSON list")
-            pulls = [pull_info(entry, what) for entry in raw]
-            return next((pull for pull in pulls
-                         if (head_sha is None or pull.head_sha == head_sha.lower())
-                         and pull.head_ref == head_branch and (pull.head_repository or "")
-                         .casefold() == head_repository.casefold()), None)
-
-        return self._call(fetch, what)
+        raw = self._request("GET", f"/repos/{repository}/pulls", what, {
+            "state": "open", "head": f"{owner}:{head_branch}", "per_page": 100}, accept=FULL)[1]
+        if not isinstance(raw, list):
+            raise ApiError(f"the answer for {what} is not a JSON list")
+        return next((pull for pull in (pull_info(entry, what) for entry in raw)
+                     if (head_sha is None or pull.head_sha == head_sha.lower())
+                     and pull.head_ref == head_branch and (pull.head_repository or "")
+                     .casefold() == head_repository.casefold()), None)
 
     def commit(self, repository: str, ref: str) -> str:
-        # The commits endpoint takes a SHA (full or abbreviated), a branch or a tag.
+        """The commit a SHA (full or abbreviated), a branch or a tag names: its bare SHA
+        (media type `sha`), never the commit with its diff."""
         name = ref.removeprefix("refs/")
         what = f"`{ref}` in {repository}"
-
-        def fetch() -> str:
-            raw = object_of(self._get(f"/repos/{repository}/commits/{quote(name, safe='/')}",
-                                    what), what)
-            return sha_of(raw.get("sha"), what)
-
-        return self._call(fetch, what)
+        try:
+            text = self._request("GET", f"/repos/{repository}/commits/{name}", what,
+                                 accept=SHA)[1]
+        except ApiError as error:
+            if error.status == 422:  # GitHub: no commit, or an ambiguous abbreviation
+                raise ApiError(f"{what}: no single commit matches (HTTP 422: "
+                               f"{error.detail or 'no message'}); {full_sha_hint()}",
+                               422) from None
+            raise
+        return sha_of(text.strip() if isinstance(text, str) else text, what)
 
     def parents(self, repository: str, sha: str) -> tuple[str, ...]:
-        """The parents of commit `sha`, first parent first."""
+        """The parents of commit `sha`, first parent first (the git database's commit: no
+        diff, whatever the commit changed)."""
         what = f"the parents of {sha[:12]} in {repository}"
-
-        def fetch() -> tuple[str, ...]:
-            return _parents(object_of(self._get(f"/repos/{repository}/commits/{sha}", what),
-                                      what), what)
-
-        return self._call(fetch, what)
+        return commit_info(self._request("GET", f"/repos/{repository}/git/commits/{sha}",
+                                         what)[1], what).parents
 
     def pull_commits(self, repository: str, number: int) -> tuple[str, ...]:
         """The SHAs of pull request `number`'s commits, oldest first (GitHub lists at most
         250; one request per 100)."""
         what = f"the commits of pull request #{number} of {repository}"
-        url = f"/repos/{repository}/pulls/{number}/commits"
+        return tuple(sha_of(object_of(entry, what).get("sha"), what) for entry in self._pages(
+            f"/repos/{repository}/pulls/{number}/commits", what, PULL_COMMIT_PAGES))
 
-        def fetch() -> tuple[str, ...]:
-            return tuple(sha_of(object_of(entry, what).get("sha"), what)
-                         for entry in self._pages(url, what, PULL_COMMIT_PAGES))
-
-        return self._call(fetch, what)
-
-    def _request(self, verb: str, url: str, parameters: dict[str, Any] | None = None,
-                 document: dict[str, Any] | None = None,
-                 media_type: str | None = None) -> tuple[dict[str, Any], object]:
-        """One request through PyGithub's public requester (its timeout and retries): the
-        answer's headers and body, refused over MAX_RESPONSE_BYTES."""
-        headers, raw = self.github.requester.requestJsonAndCheck(
-            verb, url, parameters=parameters, input=document,
-            headers={"Accept": media_type} if media_type else None)
-        _check_size(headers, raw, url)
-        return headers, raw
-
-    def _get(self, url: str, what: str, parameters: dict[str, Any] | None = None,
-             media_type: str | None = None) -> object:
-        return self._request("GET", url, parameters, media_type=media_type)[1]
-
-    def _pages(self, url: str, what: str, pages: int,
-               parameters: dict[str, Any] | None = None,
-               media_type: str | None = None) -> list[object]:
-        """The entries of a listing, page by page (100 each), up to `pages` pages: the last
-        is a short one, or one whose Link header (GitHub's) names no next page."""
-        found: list[object] = []
-        for page in range(1, pages + 1):
-            headers, raw = self._request("GET", url,
-                                         {**(parameters or {}), "per_page": 100, "page": page},
-                                         media_type=media_type)
-            if not isinstance(raw, list):
+    def first_parents(self, repository: str, base: str, head: str) -> tuple[CommitInfo, ...] | None:
+        """The commits on the first-parent line from `head` back to `base` (excluded), newest
+        first, read from the history that ends at `head` (100 commits a page, no diffs); None
+        when `base` is not reached within HISTORY_PAGES pages."""
+        what = f"the commits {base[:12]}..{head[:12]} of {repository}"
+        url = f"/repos/{repository}/commits"
+        read: dict[str, CommitInfo] = {}
+        chain: list[CommitInfo] = []
+        current = head
+        for page in range(1, HISTORY_PAGES + 1):
+            entries = self._request("GET", url, what, {"sha": head, "per_page": 100,
+                                                       "page": page})[1]
+            if not isinstance(entries, list):
                 raise ApiError(f"the answer for {what} is not a JSON list")
-            found += raw
-            link = str(headers.get("link", ""))
-            if len(raw) < 100 or (link and 'rel="next"' not in link):
-                break
-        return found
-
-    def comparison(self, repository: str, base: str, head: str) -> Comparison:
-        """The commits after `base` up to `head`, with their parents (one compare request;
-        its first page holds up to 250 commits), and how many there are in all."""
-        what = f"the commits {base[:12]}...{head[:12]} of {repository}"
-
-        def fetch() -> Comparison:
-            raw = object_of(self._get(f"/repos/{repository}/compare/{base}...{head}", what),
-                            what)
-            commits, total = raw.get("commits"), raw.get("total_commits")
-            if not isinstance(commits, list) or not isinstance(total, int) or isinstance(
-                    total, bool):
-                raise ApiError(f"the answer for {what} has no `commits` list or total")
-            found = []
-            for entry in commits:
-                entry = object_of(entry, what)
-                message = object_of(entry.get("commit"), what).get("message")
-                found.append(CommitInfo(sha_of(entry.get("sha"), what), _parents(entry, what),
-                                        message if isinstance(message, str) else ""))
-            return Comparison(total, tuple(found))
-
-        return self._call(fetch, what)
+            read.update((commit.sha, commit) for commit in (commit_info(entry, what)
+                                                            for entry in entries))
+            while current != base and current in read:
+                chain.append(read[current])
+                current = read[current].parents[0] if read[current].parents else base
+            if current == base:
+                return tuple(chain)
+            if len(entries) < 100:
+                return None
+        return None
 
     def comments(self, repository: str, number: int) -> list[IssueComment]:
         """The comments of pull request `number`, oldest first (one request per page)."""
         what = f"the comments of pull request #{number} of {repository}"
-        url = f"/repos/{repository}/issues/{number}/comments"
-
-        def fetch() -> list[IssueComment]:
-            return [comment_of(entry, what) for entry in self._pages(url, what, COMMENT_PAGES)]
-
-        return self._call(fetch, what)
-
-    def open_pulls(self, repository: str) -> list[OpenPull]:
-        """The open pull requests of `repository`, oldest first (one request per 100, at most
-        OPEN_PULL_PAGES pages), each with its body."""
-        what = f"the open pull requests of {repository}"
-        url = f"/repos/{repository}/pulls"
-
-        def fetch() -> list[OpenPull]:
-            found: dict[int, OpenPull] = {}
-            for entry in self._pages(url, what, OPEN_PULL_PAGES, {
-                    "state": "open", "sort": "created", "direction": "asc"}, FULL):
-                pull = pull_info(entry, what)
-                found[pull.number] = OpenPull(pull, time_of(object_of(entry, what).get(
-                    "updated_at")))
-            return sorted(found.values(), key=lambda open_pull: open_pull.pull.number)
-
-        return self._call(fetch, what)
+        return [comment_of(entry, what) for entry in self._pages(
+            f"/repos/{repository}/issues/{number}/comments", what, COMMENT_PAGES)]
 
     def statuses(self, repository: str, sha: str) -> dict[str, CommitStatus]:
-        """The latest status of each context on commit `sha` (its combined status: one
-        request for up to 100 contexts)."""
+        """The latest status of each context on commit `sha` (its combined status, 100
+        contexts a page)."""
         what = f"the statuses of {sha[:12]} in {repository}"
+        found: dict[str, CommitStatus] = {}
+        for entry in self._pages(f"/repos/{repository}/commits/{sha}/status", what,
+                                 STATUS_PAGES, key="statuses"):
+            status = status_of(entry, what)
+            found.setdefault(status.context, status)  # the latest comes first
+        return found
 
-        def fetch() -> dict[str, CommitStatus]:
-            raw = object_of(self._get(f"/repos/{repository}/commits/{sha}/status", what,
-                                      {"per_page": 100}), what)
-            entries = raw.get("statuses")
-            if not isinstance(entries, list):
-                raise ApiError(f"the answer for {what} has no `statuses` list")
-            found: dict[str, CommitStatus] = {}
-            for entry in entries:
-                status = status_of(entry, what)
-                found.setdefault(status.context, status)  # the latest comes first
-            return found
-
-        return self._call(fetch, what)
+    def contents(self, repository: str, path: str, ref: str, limit: int) -> str | None:
+        """The text of file `path` at `ref` (media type `raw`), None when there is no such
+        file; a file over `limit` bytes is refused."""
+        what = f"{path} at {ref} of {repository}"
+        try:
+            text = self._request("GET", f"/repos/{repository}/contents/{path}", what,
+                                 {"ref": ref}, accept=RAW)[1]
+        except ApiError as error:
+            if error.status == 404:
+                return None
+            raise
+        if not isinstance(text, str):
+            raise ApiError(f"the answer for {what} is not the file's text (a directory?)")
+        if len(text.encode()) > limit:
+            raise ApiError(f"{what} has more than {limit} bytes")
+        return text
 
     def create_status(self, repository: str, sha: str, status: CommitStatus) -> None:
         what = f"a `{status.context}` status on {sha[:12]} of {repository}"
-
-        def send() -> None:
-            document = {"state": status.state, "context": status.context,
-                        "description": status.description}
-            if status.target_url:
-                document["target_url"] = status.target_url
-            self._request("POST", f"/repos/{repository}/statuses/{sha}", document=document)
-
-        self._call(send, what)
+        document = {"state": status.state, "context": status.context,
+                    "description": status.description}
+        if status.target_url:
+            document["target_url"] = status.target_url
+        self._request("POST", f"/repos/{repository}/statuses/{sha}", what, document=document)
 
     def rerun(self, repository: str, run_id: int) -> None:
         """Re-run workflow run `run_id` (every job of it)."""
-        what = f"a re-run of workflow run {run_id} of {repository}"
-
-        def send() -> None:
-            self._request("POST", f"/repos/{repository}/actions/runs/{run_id}/rerun")
-
-        self._call(send, what)
+        self._request("POST", f"/repos/{repository}/actions/runs/{run_id}/rerun",
+                      f"a re-run of workflow run {run_id} of {repository}")
 
     def create_comment(self, repository: str, number: int, body: str) -> IssueComment:
-        return self._write_comment("POST", f"/repos/{repository}/issues/{number}/comments",
-                                   body, f"a new comment on pull request #{number} of "
-                                         f"{repository}")
+        what = f"a new comment on pull request #{number} of {repository}"
+        return comment_of(self._request("POST", f"/repos/{repository}/issues/{number}/comments",
+                                        what, document={"body": body})[1], what)
 
     def edit_comment(self, repository: str, comment_id: int, body: str) -> IssueComment:
-        return self._write_comment("PATCH", f"/repos/{repository}/issues/comments/{comment_id}",
-                                   body, f"comment {comment_id} of {repository}")
+        what = f"comment {comment_id} of {repository}"
+        return comment_of(self._request(
+            "PATCH", f"/repos/{repository}/issues/comments/{comment_id}", what,
+            document={"body": body})[1], what)
 
-    def _write_comment(self, verb: str, url: str, body: str, what: str) -> IssueComment:
-        def send() -> IssueComment:
-            return comment_of(self._request(verb, url, document={"body": body})[1], what)
+    def query(self, query: str, variables: dict[str, Any],
+                what: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """One GraphQL query: its `data` (what could be answered) and its `errors` (each an
+        object; [] when there are none). What partial data means is the caller's to decide.
+        A query's cost in points is taken from its `rateLimit { cost }` when it asks."""
+        answer = object_of(self._request("POST", self.requester.graphql_url, what, document={
+            "query": query, "variables": variables})[1], what)
+        data, errors = answer.get("data"), answer.get("errors", [])
+        if not isinstance(errors, list) or not all(isinstance(error, dict) for error in errors):
+            raise ApiError(f"the answer for {what} has an `errors` member that is not a list "
+                           f"of objects")
+        if data is None and errors:
+            raise ApiError(f"GitHub could not answer {what}: {graphql.errors_text(errors)}")
+        data = object_of(data, what)
+        cost = object_of(data.get("rateLimit") or {}, what).get("cost")
+        if isinstance(cost, int) and not isinstance(cost, bool) and 0 <= cost <= 100_000:
+            self.spent.points += cost
+        return data, errors
 
-        return self._call(send, what)
+    def open_pulls_page(self, repository: str, after: str | None) -> graphql.Page:
+        """One page of `repository`'s open pull requests, oldest first (one GraphQL query):
+        each with its description, refs and head commit's statuses."""
+        owner, name = repository.split("/", 1)
+        what = f"the open pull requests of {repository}"
+        data, errors = self.query(graphql.OPEN_PULLS, {"owner": owner, "name": name,
+                                                          "after": after}, what)
+        if errors:  # a list with holes judges nothing right
+            raise ApiError(f"GitHub could not answer {what} whole: "
+                           f"{graphql.errors_text(errors)}")
+        return graphql.page_of(data, what)
 
-    def _call(self, fetch: Callable[[], T], what: str) -> T:
-        """`fetch` with an overall deadline: a server that sends a byte every few seconds
-        never trips the per-read timeout, and must still not hold the job."""
-        deadline = self.deadline
-        outcome: list[T] = []
-        failure: list[BaseException] = []
+    def comment_authors(self, repository: str, numbers: Sequence[int],
+                        after: dict[int, str]) -> list[graphql.Authors | ApiError]:
+        """Who wrote a page of each pull request's comments (one query for all of them)."""
+        owner, name = repository.split("/", 1)
+        query, variables = graphql.comments_query(numbers, after)
+        what = f"the comments of {len(numbers)} pull requests of {repository}"
+        data, errors = self.query(query, {"owner": owner, "name": name, **variables}, what)
+        return [entry if isinstance(entry, ApiError) else graphql.authors_of(
+            entry, f"the comments of #{number}") for number, entry in zip(
+            numbers, graphql.aliased(data.get("repository"), "p", len(numbers), errors, what),
+            strict=True)]
 
-        def attempt() -> None:
-            try:
-                outcome.append(self._translated(fetch, what))
-            except BaseException as error:  # handed to the caller's thread
-                failure.append(error)
+    def comment_bodies(self, ids: Sequence[str]) -> list[IssueComment | ApiError]:
+        """The comments `ids` (node IDs) with their bodies (one query)."""
+        query, variables = graphql.bodies_query(ids)
+        what = f"{len(ids)} comments"
+        data, errors = self.query(query, variables, what)
+        return [entry if isinstance(entry, ApiError) else graphql.comment_of(entry, what)
+                for entry in graphql.aliased(data, "c", len(ids), errors, what)]
 
-        started = time.monotonic()
-        worker = threading.Thread(target=attempt, daemon=True, name="rocm-deps-api")
-        worker.start()
-        worker.join(deadline)
-        if worker.is_alive():
-            raise ApiUnreachable(f"could not reach the GitHub API at {self.base_url} while "
-                                 f"reading {what}: no answer within {deadline:g} s (the overall "
-                                 f"deadline of a request). Re-run the job, or check "
-                                 f"`GITHUB_API_URL` and the runner's network")
-        if failure:
-            if isinstance(failure[0], ApiUnreachable):
-                raise ApiUnreachable(f"could not reach the GitHub API at {self.base_url} while "
-                                     f"reading {what}: {failure[0]}, {self.attempts} attempt(s) "
-                                     f"over {time.monotonic() - started:.0f} s. Re-run the job, "
-                                     f"or check `GITHUB_API_URL` and the runner's network"
-                                     ) from None
-            raise failure[0]
-        return outcome[0]
+    def named_pulls(self, keys: Sequence[tuple[str, int]]) -> list[PullInfo | ApiError]:
+        """Pull requests of any repositories, (owner/repo, number) each (one query)."""
+        query, variables = graphql.pulls_query(keys)
+        what = f"{len(keys)} pull requests"
+        data, errors = self.query(query, variables, what)
+        found: list[PullInfo | ApiError] = []
+        for (repository, number), entry in zip(keys, graphql.aliased(
+                data, "q", len(keys), errors, what), strict=True):
+            one = f"{repository}#{number}"
+            if isinstance(entry, ApiError):
+                found.append(ApiError(f"{one} {str(entry).split(': ', 1)[1]}"))
+                continue
+            pull = entry.get("pullRequest") if isinstance(entry, dict) else None
+            found.append(graphql.named_pull_of(pull, one) if pull is not None else ApiError(
+                f"{one} does not exist: " + next(
+                    (str(error.get("message", ""))[:200] for error in errors), "no answer")))
+        return found
 
-    def _translated(self, fetch: Callable[[], T], what: str) -> T:
+    def reread(self, repository: str, numbers: Sequence[int]) -> list[graphql.Reread | ApiError]:
+        """Pull requests `numbers` of `repository` as the list gave them, read again (one
+        query)."""
+        owner, name = repository.split("/", 1)
+        query, variables = graphql.reread_query(numbers)
+        what = f"{len(numbers)} pull requests of {repository} again"
+        data, errors = self.query(query, {"owner": owner, "name": name, **variables}, what)
+        return [entry if isinstance(entry, ApiError) else graphql.Reread(
+            *graphql.open_pull_of(entry, what, None)) for entry in graphql.aliased(
+            data.get("repository"), "p", len(numbers), errors, what)]
+
+    def stacks(self, repository: str) -> list[tuple[int, ...]] | None:
+        """The repository's native stacks (public preview), each its pull request numbers
+        bottom first; None where GitHub shows none (the preview is not enabled: 404)."""
+        what = f"the stacks of {repository}"
         try:
-            return fetch()
-        except UnknownObjectException:
-            raise ApiError(f"{what} does not exist (HTTP 404 from {self.base_url})") from None
-        except BadCredentialsException:
-            raise ApiError(f"the GitHub token was rejected (HTTP 401) while reading {what}; "
-                           f"check the `github-token` input") from None
-        except RateLimitExceededException as error:
-            raise RateLimited(f"the GitHub API rate limit is exhausted while reading {what}; "
-                           f"{_reset_text(error.headers)}. Re-run after that, or pass a token "
-                           f"with a higher limit (the job's GITHUB_TOKEN)") from None
-        except GithubException as error:
-            if error.status == 422 and "comment" in what:
-                message = (error.data or {}).get("message") if isinstance(error.data,
-                                                                          dict) else None
-                raise ApiError(f"GitHub refused {what} (HTTP 422"
-                               f"{': ' + str(message)[:200] if message else ''})") from None
-            if error.status == 422:
-                raise ApiError(f"{what}: no single commit matches (unknown, or an ambiguous "
-                               f"abbreviation); {full_sha_hint()}") from None
-            message = (error.data or {}).get("message") if isinstance(error.data, dict) else None
-            if error.status == 403:  # not a rate limit (above): the token may not do it
-                raise Refused(f"GitHub refused {what} (HTTP 403"
-                              f"{': ' + str(message)[:200] if message else ''})") from None
-            raise ApiError(f"reading {what} failed with HTTP {error.status}"
-                           f"{': ' + str(message) if message else ''}") from None
-        except requests.exceptions.RequestException as error:
-            raise ApiUnreachable(self._cause(error)) from None  # _call says where and how long
-        except ApiError:
+            entries = self._pages(f"/repos/{repository}/stacks", what, STACK_PAGES)
+        except ApiError as error:
+            if error.status == 404:
+                return None
             raise
-        except Exception as error:  # PyGithub on HTML, a redirect elsewhere, a broken body
-            raise ApiError(f"the GitHub API at {self.base_url} gave an answer for {what} that "
-                           f"is not what GitHub sends ({type(error).__name__}: "
-                           f"{str(error)[:200]}); check `GITHUB_API_URL`") from None
+        return [stack_of(entry, what) for entry in entries]
+
+    def _pages(self, url: str, what: str, pages: int, parameters: dict[str, Any] | None = None,
+               key: str | None = None, accept: str = JSON) -> list[object]:
+        """The entries of a listing (the list an answer is, or its member `key`), page by page
+        (100 each), up to `pages` pages: the last is a short one, or one whose Link header
+        (GitHub's) names no next page."""
+        found: list[object] = []
+        for page in range(1, pages + 1):
+            headers, raw = self._request("GET", url, what, {**(parameters or {}), "per_page": 100,
+                                                            "page": page}, accept=accept)
+            entries = object_of(raw, what).get(key) if key is not None else raw
+            if not isinstance(entries, list):
+                raise ApiError(f"the answer for {what} is not a JSON list")
+            found += entries
+            link = str(headers.get("link", ""))
+            if len(entries) < 100 or (link and 'rel="next"' not in link):
+                break
+        return found
+
+    def _request(self, verb: str, url: str, what: str, parameters: dict[str, Any] | None = None,
+                 document: dict[str, Any] | None = None,
+                 accept: str = JSON) -> tuple[dict[str, Any], object]:
+        """One question through PyGithub's requester: its answer's headers and body (JSON
+        decoded; the text itself for the `sha` and `raw` media types). Transient failures are
+        asked again (the config's retry policy); a rate limit is waited out when it lifts
+        within the request's deadline, else it ends the request at once; every other failure
+        is an ApiError that quotes GitHub's message."""
+        started = time.monotonic()
+        ends = started + self.request_seconds
+        if self.ends is not None:
+            ends = min(ends, self.ends)
+        writes = verb != "GET" and url != self.requester.graphql_url
+        attempt = 0
+        while True:
+            attempt += 1
+            if writes:
+                self._pace(ends, what)
+            try:
+                with _deadline(ends - time.monotonic()):
+                    status, headers, text = self.requester.requestJson(
+                        verb, url, parameters, {"Accept": accept}, document)
+            except _Late:
+                raise ApiUnreachable(
+                    f"could not reach the GitHub API at {self.base_url} while reading {what}: "
+                    f"no answer within {ends - started:.0f} s (the overall deadline of a "
+                    f"request). Re-run the job, or check `GITHUB_API_URL` and the runner's "
+                    f"network") from None
+            except requests.exceptions.RequestException as error:
+                failure: ApiError = ApiUnreachable(self._cause(error), None)
+                wait: float | None = self.retry.wait(attempt)
+            except (RuntimeError, ValueError) as error:  # PyGithub: a redirect elsewhere
+                raise ApiError(f"the GitHub API at {self.base_url} gave an answer for {what} "
+                               f"that is not what GitHub sends ({type(error).__name__}: "
+                               f"{str(error)[:200]}); check `GITHUB_API_URL`") from None
+            else:
+                self.spent.requests += 1
+                if writes:
+                    self._last_write = time.monotonic()
+                _check_size(headers, text, url)
+                self._remember_budget(headers)
+                body = _decoded(text, accept if status < 300 else JSON, what, self.base_url)
+                failure_or_none = _failure(status, headers, body, what, self.base_url,
+                                           self.retry.wait(attempt))
+                if failure_or_none is None:
+                    return headers, body
+                failure, wait = failure_or_none
+            if isinstance(failure, RateLimited):
+                # Waited out only when it lifts soon enough; asking on while limited is what
+                # GitHub warns may ban an integration.
+                assert wait is not None
+                if (attempt >= self.retry.attempts or wait > self.max_rate_limit_wait
+                        or time.monotonic() + wait > ends):
+                    raise failure
+            elif wait is None:
+                raise failure
+            elif attempt >= self.retry.attempts or time.monotonic() + wait > ends:
+                raise ApiUnreachable(
+                    f"could not reach the GitHub API at {self.base_url} while reading {what}: "
+                    f"{failure}, {attempt} attempt(s) over {time.monotonic() - started:.0f} s. "
+                    f"Re-run the job, or check `GITHUB_API_URL` and the runner's network",
+                    failure.status) from None
+            time.sleep(wait)
+
+    def _pace(self, ends: float, what: str) -> None:
+        """GitHub's guidance: at least a second between writes."""
+        if self._last_write is None:
+            return
+        wait = self._last_write + WRITE_SPACING_SECONDS - time.monotonic()
+        if wait > 0:
+            if time.monotonic() + wait > ends:
+                raise ApiUnreachable(f"no time is left for {what} within the deadline")
+            time.sleep(wait)
+
+    def _remember_budget(self, headers: dict[str, Any]) -> None:
+        resource = str(headers.get("x-ratelimit-resource", ""))
+        remaining, limit = (str(headers.get(name, "")) for name in (
+            "x-ratelimit-remaining", "x-ratelimit-limit"))
+        if resource.isidentifier() and remaining.isdigit() and limit.isdigit():
+            self.spent.remaining = {**self.spent.budget(), resource: (int(remaining), int(limit))}
 
     def _cause(self, error: requests.exceptions.RequestException) -> str:
         text = str(error)
         if isinstance(error, requests.exceptions.Timeout) or "timed out" in text:
             return f"timed out after {self.timeout} s"
-        if isinstance(error, requests.exceptions.RetryError):
-            return "server errors (HTTP 5xx) on every attempt"
         reason = _innermost(error)
         return f"{type(reason).__name__}: {str(reason)[:MAX_CAUSE]}"
 
 
-def _parents(commit: dict[str, Any], what: str) -> tuple[str, ...]:
-    """The parents' SHAs of a commit GitHub answered, first parent first."""
-    parents = commit.get("parents")
-    if not isinstance(parents, list):
-        raise ApiError(f"the answer for {what} has a commit without `parents`")
-    return tuple(sha_of(object_of(parent, what).get("sha"), what) for parent in parents)
+class _Late(BaseException):
+    """The request's deadline passed while it was under way (a BaseException: nothing between
+    the socket and `_request` may take it for a network error and retry)."""
 
 
-def _check_size(headers: dict[str, Any], raw: object, url: str) -> None:
-    """An answer over MAX_RESPONSE_BYTES is refused (PyGithub has read it by then: the bound
-    keeps what the tool goes on to use small, not what the client read)."""
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt what runs inside after `seconds` (SIGALRM): a server that sends a byte every
+    few seconds never trips the per-read timeout, and must still not hold the job. Only the
+    main thread receives signals; elsewhere the per-read timeout alone bounds a request. A
+    timer already set (a test runner's) is restored with what is left of it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if seconds <= 0:
+        raise _Late
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Late
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    earlier, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if earlier:
+            signal.setitimer(signal.ITIMER_REAL,
+                             max(earlier - (time.monotonic() - started), 0.001))
+
+
+def _decoded(text: str, accept: str, what: str, base_url: str) -> object:
+    """The answer's body: the text itself for the `sha` and `raw` media types (a success of
+    theirs is not JSON), else JSON decoded, or it is not GitHub's."""
+    if accept in (SHA, RAW):
+        return text
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ApiError(f"the GitHub API at {base_url} gave an answer for {what} that is not "
+                       f"what GitHub sends (not JSON: {text[:80]!r}); check "
+                       f"`GITHUB_API_URL`") from None
+
+
+def _failure(status: int, headers: dict[str, Any], body: object, what: str, base_url: str,
+             backoff: float) -> tuple[ApiError, float | None] | None:
+    """What an answer means when it is not a success: the error, and the wait before asking
+    again (None: asking again would not help). None for a success. A GraphQL answer that
+    says it was rate limited is a rate limit whatever its status (GitHub answers 200)."""
+    limit = _rate_limit(status, headers, body)
+    if limit is not None:
+        kind, wait = limit
+        until = datetime.now(timezone.utc) + timedelta(seconds=wait)
+        return RateLimited(
+            f"rate limited ({kind}) until {until:%H:%M} UTC while reading {what}: "
+            f"{github_message(body) or f'HTTP {status}'}. Re-run after that, or pass a token "
+            f"with a higher limit", status, kind=kind, until=until), wait
+    if status < 300:
+        return None
+    message = github_message(body)
+    quoted = f"HTTP {status}" + (f": {message}" if message else "")
+    if status >= 500:
+        return ApiUnreachable(f"server errors ({quoted}) on every attempt", status), backoff
+    if status == 404:
+        return ApiError(f"{what} does not exist ({quoted} from {base_url})", status,
+                        message), None
+    if status == 401:
+        return ApiError(f"the GitHub token was rejected ({quoted}) while reading {what}; "
+                        f"check the `github-token` input", status, message), None
+    if status == 403:  # not a rate limit (above): the token may not do it
+        return Refused(f"GitHub refused {what} ({quoted})", status, message), None
+    if status in (301, 302, 307, 308):
+        return ApiError(f"the GitHub API at {base_url} gave an answer for {what} that is not "
+                        f"what GitHub sends (a redirect, {quoted}); check `GITHUB_API_URL`",
+                        status, message), None
+    return ApiError(f"GitHub refused {what} ({quoted})", status, message), None
+
+
+def _rate_limit(status: int, headers: dict[str, Any],
+                body: object) -> tuple[str, float] | None:
+    """("primary" | "secondary", seconds to wait) when the answer says a rate limit was hit,
+    as GitHub's docs tell it: 403 or 429 (or, from GraphQL, 200 with an error saying so);
+    `x-ratelimit-remaining: 0` is the primary limit, reset at `x-ratelimit-reset`; otherwise
+    a secondary limit, lifted after `retry-after` seconds, or at least a minute."""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    graphql_limited = status == 200 and isinstance(errors, list) and any(
+        isinstance(error, dict) and (error.get("type") == "RATE_LIMITED"
+                                     or "rate limit" in str(error.get("message", "")).lower())
+        for error in errors)
+    message = github_message(body).lower()
+    if not (graphql_limited or status == 429 or (status == 403 and (
+            "rate limit" in message or "retry-after" in headers
+            or headers.get("x-ratelimit-remaining") == "0"))):
+        return None
+    retry_after = str(headers.get("retry-after", ""))
+    reset = str(headers.get("x-ratelimit-reset", ""))
+    primary = headers.get("x-ratelimit-remaining") == "0" and "secondary" not in message
+    if retry_after.isdigit():
+        wait = float(retry_after)
+    elif headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
+        wait = max(0.0, int(reset) - time.time())
+    else:
+        wait = SECONDARY_WAIT_SECONDS
+    return ("primary" if primary else "secondary"), wait
+
+
+def _check_size(headers: dict[str, Any], text: str, url: str) -> None:
+    """An answer over MAX_ANSWER_BYTES as it came in is refused (PyGithub has read it by then:
+    the bound keeps what the tool goes on to use, not what the client read)."""
     declared = str(headers.get("content-length", ""))
-    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-        raise ResponseTooLarge(f"the GitHub API answered {url} with {declared} bytes, over the "
-                               f"{MAX_RESPONSE_BYTES}-byte limit; check `GITHUB_API_URL`")
-    if len(json.dumps(raw)) > MAX_RESPONSE_BYTES:
-        raise ResponseTooLarge(f"the GitHub API answered {url} with more than "
-                               f"{MAX_RESPONSE_BYTES} bytes; check `GITHUB_API_URL`")
-
-
-
-def _reset_text(headers: dict[str, str] | None) -> str:
-    value = (headers or {}).get("X-RateLimit-Reset") or (headers or {}).get("x-ratelimit-reset")
-    if not value or not str(value).isdigit():
-        return "the reset time is unknown"
-    reset = datetime.fromtimestamp(int(value), timezone.utc)
-    minutes = max(0, round((reset - datetime.now(timezone.utc)).total_seconds() / 60))
-    return f"it resets at {reset:%Y-%m-%d %H:%M} UTC (in {minutes} minutes)"
+    size = int(declared) if declared.isdigit() else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_ANSWER_BYTES:
+        raise ResponseTooLarge(f"the GitHub API answered {url} with {size} bytes, over the "
+                               f"{MAX_ANSWER_BYTES}-byte limit; check `GITHUB_API_URL`")
 
 
 def _innermost(error: BaseException) -> BaseException:
@@ -413,3 +592,5 @@ def _innermost(error: BaseException) -> BaseException:
             return error
         seen.add(id(inner))
         error = inner
+
+

@@ -16,7 +16,7 @@ from rocm_deps.errors import FatalError
 from rocm_deps.github.answers import ApiError, PullInfo
 from rocm_deps.grammar.directives import parse_body
 from rocm_deps.grammar.parsed import Directive, ParsedBody, Prerequisite, code_findings
-from rocm_deps.resolve.stack import Inherited, StackError, inherited
+from rocm_deps.resolve.stack import Inherited, StackError, below_through_api, inherited
 
 if TYPE_CHECKING:
     from rocm_deps.github.api import GitHubApi
@@ -80,7 +80,6 @@ def described_through_api(api: GitHubApi, repository: str, pull: PullInfo,
             raise ValueError(str(error)) from None
 
     try:
-        return described(pull, config, repository,
-                         lambda upper: api.pull_with_head(repository, upper.base_ref), expand)
+        return described(pull, config, repository, below_through_api(api, repository), expand)
     except ApiError as error:
         raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rocm_deps.config import Config
 from rocm_deps.errors import FatalError
-from rocm_deps.github.answers import ApiError, PullInfo
+from rocm_deps.github.answers import HISTORY_PAGES, ApiError, PullInfo
 from rocm_deps.grammar.directives import parse_body
 from rocm_deps.grammar.parsed import Finding, Prerequisite, ValueDirective, code_findings
 from rocm_deps.grammar.refs import FULL_SHA_ANY_CASE
@@ -65,23 +65,21 @@ def read_group(api: GitHubApi, repository: str, payload: Mapping[str, Any]) -> G
         return Group(head, (last,), "the event payload gives no base and head commits of the "
                                      "group")
     try:
-        comparison = api.comparison(repository, base.lower(), head)
+        chain = api.first_parents(repository, base.lower(), head)
     except ApiError as error:
         raise FatalError(f"could not list the merge group's commits: {error}") from None
-    if comparison.total > len(comparison.commits):
-        return Group(head, (last,), f"the group has {comparison.total} commits and the API "
-                                    f"lists the first {len(comparison.commits)}")
-    by_sha = {commit.sha: commit for commit in comparison.commits}
+    if chain is None:
+        return Group(head, (last,), f"its commits back to its base {base[:12]} are more than "
+                                    f"the {HISTORY_PAGES * 100} newest of its history")
     numbers: list[int] = []
-    unnamed, current = 0, by_sha.get(head)
-    while current is not None:
+    unnamed = 0
+    for commit in chain:  # newest first
         # The whole title: a squash of a PR titled "Merge pull request #7 from x/y" is #41's.
-        found = MERGED_PR.fullmatch(current.message.split("\n", 1)[0])
+        found = MERGED_PR.fullmatch(commit.message.split("\n", 1)[0])
         if found is None:
             unnamed += 1
         else:
             numbers.insert(0, int(found.group("merge") or found.group("squash")))
-        current = by_sha.get(current.parents[0]) if current.parents else None
     if unnamed:
         return Group(head, (last,), f"{unnamed} of the commits that merge it name no pull "
                                     f"request (a rebase merge writes the pull requests' own "

@@ -37,18 +37,12 @@ def inherited(pull: PullInfo, below: Callable[[PullInfo], PullInfo | None],
               parse: Callable[[PullInfo], ParsedBody],
               trusted: Callable[[PullInfo], bool] = lambda _: True) -> dict[str, Inherited]:
     """Dependency -> the nearest directive for it in the descriptions of the pull requests
-    below `pull` (`below` finds the one whose head branch is a pull request's base). A pull
-    request based on its repository's default branch is at the bottom: nothing is asked."""
+    below `pull` (`below` finds the open one right below a pull request in its stack, None at
+    the bottom: `below_through_api`, or the sweep's list)."""
     found: dict[str, Inherited] = {}
     chain, current = [pull.number], pull
-
-    def lower_than(upper: PullInfo) -> PullInfo | None:
-        if upper.base_ref == upper.default_branch:
-            return None
-        return below(upper)
-
     for _ in range(MAX_DEPTH):
-        lower = lower_than(current)
+        lower = below(current)
         if lower is None:
             return found
         if lower.number in chain:
@@ -69,7 +63,7 @@ def inherited(pull: PullInfo, below: Callable[[PullInfo], PullInfo | None],
         for name, directive in parsed.directives.items():
             found.setdefault(name, Inherited(directive, lower.number))
         current = lower
-    if lower_than(current) is not None:
+    if below(current) is not None:
         raise StackError(f"#{pull.number}'s stack is deeper than {MAX_DEPTH} pull requests: "
                          f"only so many are read")
     return found
@@ -83,12 +77,20 @@ def read_through_api(api: GitHubApi, repository: str, pull: PullInfo, config: Co
     resolve reads it. An API failure is the run's (exit 1); a StackError is the caller's to
     report."""
     try:
-        return inherited(pull, lambda upper: api.pull_with_head(repository, upper.base_ref),
+        return inherited(pull, below_through_api(api, repository),
                          lambda lower: parse_body(lower.body, config.dependencies,
                                                   config.values, repository,
                                                   lower.body_html), trusted)
     except ApiError as error:
         raise FatalError(f"could not read the stack below #{pull.number}: {error}") from None
+
+
+def below_through_api(api: GitHubApi, repository: str) -> Callable[[PullInfo], PullInfo | None]:
+    """The pull request right below one in its stack, asked of the API: the open pull request
+    of the repository whose head branch is its base. One based on its repository's default
+    branch is at the bottom: nothing is asked."""
+    return lambda upper: (None if upper.base_ref == upper.default_branch
+                          else api.pull_with_head(repository, upper.base_ref))
 
 
 def unread_stack(payload: Mapping[str, Any]) -> str | None:

@@ -12,7 +12,8 @@ def annotate(report: SweepReport, runner: Runner) -> None:
     for problem in report.problems:
         runner.warning(problem, title="rocm-deps: sweep could not judge a pull request")
     if report.stopped:
-        runner.warning(report.stopped, title="rocm-deps: sweep stopped early")
+        runner.warning("; ".join(filter(None, (report.stopped, _unreached(report)))),
+                       title="rocm-deps: sweep stopped early")
 
 
 def summary(report: SweepReport) -> str:
@@ -31,9 +32,10 @@ def summary(report: SweepReport) -> str:
     if report.skipped_reruns:
         lines += ["", "Re-runs not asked for:", "",
                   *(f"- {escape_markdown(line)}" for line in report.skipped_reruns)]
-    for line in (*report.problems, report.stopped):
+    for line in (*report.problems, report.stopped, _unreached(report)):
         if line:
             lines += ["", escape_markdown(line)]
+    lines += ["", escape_markdown(_spent(report))]
     return "\n".join(lines)
 
 
@@ -46,10 +48,31 @@ def text(report: SweepReport) -> str:
              f"{f'; re-ran {judged.rerun}' if not would and judged.rerun else ''}"
              for judged in report.judged]
     lines += [f"re-run not asked: {line}" for line in report.skipped_reruns]
-    lines += [f"warning: {line}" for line in (*report.problems, report.stopped) if line]
-    lines.append(f"sweep: {_counts(report)}")
+    lines += [f"warning: {line}" for line in (*report.problems, report.stopped,
+                                              _unreached(report)) if line]
+    lines.append(f"sweep: {_counts(report)}; {_spent(report)}")
     # Descriptions quote the pull requests' text and the API's: never a workflow command.
     return neutralise("\n".join(lines))
+
+
+def _unreached(report: SweepReport) -> str:
+    """The pull requests the sweep did not reach (their statuses are left as they were)."""
+    shown = ", ".join(f"#{number}" for number in report.not_reached[:50])
+    more = len(report.not_reached) - 50
+    parts = []
+    if report.not_reached:
+        parts.append(f"not judged, not reached: {shown}{f' and {more} more' if more > 0 else ''}")
+    if report.not_listed:
+        parts.append(f"{report.not_listed} open pull requests were not listed")
+    return "; ".join(parts)
+
+
+def _spent(report: SweepReport) -> str:
+    """What the sweep cost: requests, GraphQL points, and the budget GitHub says is left."""
+    left = ", ".join(f"{resource} {remaining} of {limit}"
+                     for resource, (remaining, limit) in sorted(report.budget.items()))
+    return (f"{report.requests} API requests, {report.points} GraphQL points"
+            f"{f' (left this hour: {left})' if left else ''}")
 
 
 def _counts(report: SweepReport) -> str:

@@ -48,8 +48,12 @@ Ask = Callable[[Callable[[], Any]], Any]
 
 
 class Stop(Exception):
-    """The sweep cannot go on (its time is up, the rate limit, the API stopped answering):
-    stop cleanly, writing what was judged."""
+    """The sweep cannot go on (its time is up, the API stopped answering, a rate limit): stop
+    cleanly, writing what was judged, unless `limited` (then nothing more is asked)."""
+
+    def __init__(self, message: str, limited: bool = False) -> None:
+        super().__init__(message)
+        self.limited = limited
 
 
 @dataclass(frozen=True)
@@ -76,15 +80,29 @@ class SweepReport:
     stopped: str = ""  # why the sweep stopped early ("" when it finished)
     skipped_reruns: list[str] = field(default_factory=list)  # each with its reason
     dry_run: bool = False  # nothing was written: `written` and `rerun` say what would be
+    limited: bool = False  # a rate limit ended the sweep's requests
+    listed_total: int = 0  # open pull requests as GitHub counted them
+    not_listed: int = 0  # open pull requests the sweep stopped before listing
+    not_reached: list[int] = field(default_factory=list)  # listed, to judge, not judged
+    requests: int = 0  # API requests in all (REST and GraphQL)
+    points: int = 0  # GraphQL points spent
+    budget: dict[str, tuple[int, int]] = field(default_factory=dict)  # resource -> left, limit
 
     @property
     def written(self) -> int:
         return sum(1 for judged in self.judged if judged.written)
 
+    def stop(self, why: str) -> None:
+        self.stopped = "; ".join(filter(None, (self.stopped, why)))
+
     def to_json(self) -> dict[str, Any]:
         return {"repository": self.repository, "open_pulls": self.listed,
                 "naming": self.naming, "dependency_pulls": self.dependency_pulls,
                 "statuses_written": self.written, "stopped": self.stopped,
+                "not_reached": self.not_reached, "not_listed": self.not_listed,
+                "requests": self.requests, "points": self.points,
+                "budget": {resource: {"remaining": left, "limit": limit}
+                           for resource, (left, limit) in sorted(self.budget.items())},
                 "problems": self.problems, "skipped_reruns": self.skipped_reruns,
                 "dry_run": self.dry_run,
                 "judged": [{"pull": j.pull, "suite": j.suite, "state": j.state,
@@ -103,6 +121,24 @@ class Seen:
     document: ManifestDocument | Literal["unreadable"] | None = None
     urls: dict[str, str] = field(default_factory=dict)
     statuses: dict[str, CommitStatus] | None = None
+    comments_read: bool = False  # its manifest comments were read
+    unreadable: bool = False  # its comments could not be read: it is not judged
+
+    def complete(self, read: Read, settings: SweepSettings) -> bool:
+        """Whether everything its verdicts need was read: its comments (unless it carries
+        only the guard's status) and each pull request it names (and waits for, where the
+        guard's status is kept)."""
+        if self.unreadable:
+            return False
+        if not self.comments_read and (self.statuses is None
+                                       or set(self.statuses) != {settings.guard_context}):
+            return False
+        keys = {(named.repository.lower(), named.pr) for named in self.named
+                if named.kind == "pr" and named.pr is not None}
+        if self.statuses is not None and settings.guard_context in self.statuses:
+            keys |= {((prerequisite.repository or settings.repository).lower(),
+                      prerequisite.number) for prerequisite in self.prerequisites}
+        return keys <= read.done
 
     @property
     def named(self) -> list[Named]:
@@ -135,12 +171,30 @@ class Read:
                              if (open_pull.pull.head_repository or "").casefold()
                              == repository.casefold()}
         self.open = {open_pull.pull.number: open_pull.pull for open_pull in listed}
-        self.asked: set[tuple[str, int]] = set()
+        self.by_number = {open_pull.pull.number: open_pull for open_pull in listed}
+        # GitHub's native stacks (public preview), each bottom first; None: it shows none,
+        # and a stack is the chain of base branches.
+        self.native: list[tuple[int, ...]] | None = None
+        self.done: set[tuple[str, int]] = set()  # named pull requests read (or failed)
         self.heads: dict[tuple[str, int], Head] = {}
         self.states: dict[tuple[str, int], tuple[PullState, str]] = {}
 
+    def lower_of(self, upper: PullInfo) -> tuple[bool, OpenPull | None]:
+        """Whether `upper` is stacked on another pull request, and that one when it is open
+        (None: merged or closed). A native stack says so where GitHub shows one; else its
+        base branch is another open pull request's head branch."""
+        for stack in self.native or ():
+            if upper.number in stack:
+                position = stack.index(upper.number)
+                if position == 0:
+                    return False, None
+                return True, self.by_number.get(stack[position - 1])
+        if upper.default_branch is None or upper.base_ref == upper.default_branch:
+            return False, None
+        return True, self.own_branches.get(upper.base_ref)
+
     def below(self, upper: PullInfo) -> PullInfo | None:
-        lower = self.own_branches.get(upper.base_ref)
+        lower = self.lower_of(upper)[1]
         return lower.pull if lower is not None else None
 
     def own_pull(self, repository: str, number: int) -> PullInfo | None:
@@ -215,12 +269,63 @@ def write(settings: SweepSettings, api: GitHubApi, seen: list[Seen], read: Read,
         groups.setdefault((head, entry.context), []).append(entry)
     outcomes: dict[str, bool] = {}  # run URL -> re-run (True) or refused (False)
     try:
-        for group in groups.values():
-            _write_one(settings, api, group, outcomes, ask, report)
+        decided = [_decide(settings, api, group, outcomes, ask, report)
+                   for group in groups.values()]
+        changed = _look_again(settings, api, [decision for decision in decided
+                                              if decision.greens], ask, report)
+        for decision in decided:
+            _write_one(settings, api, decision, outcomes, changed, ask, report)
     except Stop as stop:
-        report.stopped = "; ".join(filter(None, (
-            report.stopped, f"stopped while writing statuses ({stop}): {report.written} "
-                            f"written, {len(wanted) - len(report.judged)} left as they were")))
+        report.stop(f"stopped while writing statuses ({stop}): {report.written} written, "
+                    f"{len(wanted) - len(report.judged)} left as they were")
+
+
+@dataclass
+class _Decision:
+    """The status one context gets on one commit, and the verdicts of the pull requests with
+    that head it comes from."""
+
+    group: list[_Wanted]
+    chosen: _Wanted
+    status: CommitStatus
+    changes: bool  # it differs from the status the commit has now
+
+    @property
+    def greens(self) -> bool:
+        """A `success` about to be written: it is read again first."""
+        return self.changes and self.status.state == "success"
+
+
+def _look_again(settings: SweepSettings, api: GitHubApi, decisions: list[_Decision], ask: Ask,
+                report: SweepReport) -> dict[int, str]:
+    """Pull request -> what changed since the sweep read it, for the pull requests whose head
+    is about to turn green: their head, their update time (a description edited, a push) and
+    their statuses of ours are read again, 100 a query. A green written over a change the
+    sweep has not judged (a new `Depends-On:`, a status merge-check wrote meanwhile) would
+    be a green nobody asked for."""
+    if settings.dry_run or not decisions:
+        return {}
+    first = {entry.item.open_pull.pull.number: entry.item
+             for decision in decisions for entry in decision.group}
+    numbers = sorted(first)
+    changed: dict[int, str] = {}
+    for start in range(0, len(numbers), 100):
+        chunk = numbers[start:start + 100]
+        for number, now in zip(chunk, ask(partial(api.reread, settings.repository, chunk)),
+                               strict=True):
+            item = first[number]
+            if isinstance(now, ApiError):
+                changed[number] = f"it could not be read again ({now})"
+            elif now.pull.head_sha != item.open_pull.pull.head_sha:
+                changed[number] = f"its head moved to {now.pull.head_sha[:7]}"
+            elif now.updated_at != item.open_pull.updated_at:
+                changed[number] = "it was edited (its description, a comment or a push)"
+            elif now.statuses is None or any(
+                    now.statuses.get(name) != (item.statuses or {}).get(name)
+                    for name in {*(now.statuses or {}), *(item.statuses or {})}
+                    if name == settings.guard_context or suite_of(name) is not None):
+                changed[number] = "a status of ours on its head changed"
+    return changed
 
 
 def _suite_verdicts(settings: SweepSettings, item: Seen, suites: tuple[str, ...],
@@ -275,11 +380,11 @@ def _known_suites(seen: list[Seen]) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _write_one(settings: SweepSettings, api: GitHubApi, group: list[_Wanted],
-               outcomes: dict[str, bool], ask: Ask, report: SweepReport) -> None:
+def _decide(settings: SweepSettings, api: GitHubApi, group: list[_Wanted],
+            outcomes: dict[str, bool], ask: Ask, report: SweepReport) -> _Decision:
     """One context's status on one commit, which the pull requests of `group` share: re-run
-    the chosen runs first (once per run, however many suites recorded it), then write the
-    worst verdict of the group if it changed."""
+    the chosen runs first (once per run, however many suites recorded it), then the worst
+    verdict of the group."""
 
     for entry in group:
         if not entry.run:
@@ -314,8 +419,24 @@ def _write_one(settings: SweepSettings, api: GitHubApi, group: list[_Wanted],
     chosen = next(entry for entry in speaking if entry.judgement is chosen_judgement)
     status = CommitStatus(chosen.context, chosen_judgement.state, chosen_judgement.description,
                           chosen.url)
-    write = existing != status
-    if write and not settings.dry_run:
+    return _Decision(group, chosen, status, existing != status)
+
+
+def _write_one(settings: SweepSettings, api: GitHubApi, decision: _Decision,
+               outcomes: dict[str, bool], changed: dict[int, str], ask: Ask,
+               report: SweepReport) -> None:
+    """Write a decided status where it changed, unless a pull request with that head changed
+    since the sweep read it."""
+    group, chosen, status = decision.group, decision.chosen, decision.status
+    write = decision.changes
+    moved = next(((entry.item.open_pull.pull.number, changed[entry.item.open_pull.pull.number])
+                  for entry in group if entry.item.open_pull.pull.number in changed), None)
+    if write and moved is not None:
+        write = False
+        report.problems.append(f"#{moved[0]}: `{chosen.context}` left as it is, not turned "
+                               f"`success`: {moved[1]} since the sweep read it; the next sweep "
+                               f"judges it again")
+    elif write and not settings.dry_run:
         try:
             ask(partial(api.create_status, settings.repository,
                         chosen.item.open_pull.pull.head_sha, status))
