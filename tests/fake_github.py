@@ -74,8 +74,12 @@ class Repository:
     refused_reruns: set[int] = field(default_factory=set)  # runs GitHub will not re-run
     # path -> text, the files of the default branch (the contents API)
     files: dict[str, str] = field(default_factory=dict)
-    # native stacks (public preview): each the pull request numbers, bottom first
-    stacks: list[list[int]] = field(default_factory=list)
+    # native stacks (public preview): each the pull request numbers, bottom first; None: the
+    # preview is not enabled, the stacks endpoint answers 404
+    stacks: list[list[int]] | None = None
+    # commit SHA -> the bytes of its diff's patches, which GitHub's commit answer carries (up
+    # to 300 files): a test merge holds its pull request's whole diff
+    diffs: dict[str, int] = field(default_factory=dict)
     default_branch: str = "main"
 
     def move(self, number: int, head_sha: str) -> None:
@@ -206,7 +210,12 @@ class FakeGitHub:
         self.points = 0  # GraphQL points spent, by GitHub's formula
         self.queries: list[str] = []  # the operation name of each GraphQL query
         self.sizes: list[int] = []  # each answer's bytes
+        self.operations: list[str] = []  # the REST operation (its operationId) of each request
+        self.headers: list[dict[str, str]] = []  # the headers of each request
         self.violations: list[str] = []  # what GitHub's description does not allow
+        # GraphQL operation name -> what happens on GitHub as that query arrives (another
+        # job writing, an author editing: the world moves while a sweep reads)
+        self.on_query: dict[str, Any] = {}
         # "Operation.alias" -> the message of an error GitHub gives for that alias of a query
         # (its data null), as when a part of a query times out
         self.alias_errors: dict[str, str] = {}
@@ -308,6 +317,7 @@ class FakeGitHub:
     def answer(self, target: str, count: int, method: str = "GET", sent: Any = None,
                headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
         headers = headers or {}
+        self.headers.append(headers)
         parts = urllib.parse.urlsplit(target)
         if parts.path == GRAPHQL and method == "POST":
             return self._graphql(count, sent, headers)
@@ -317,6 +327,7 @@ class FakeGitHub:
             self.violations.append(f"{method} {path}: no operation of GitHub's REST "
                                    f"description (GitHub answers 404)")
             return 404, NOT_FOUND, {}
+        self.operations.append(route.operation_id)
         query = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
         self.violations += github_rest.check_request(route, query, headers, sent)
         accept = headers.get("Accept", "")
@@ -467,6 +478,8 @@ class FakeGitHub:
                 return 404, NOT_FOUND, {}
             return 200, text, {"Content-Type": "application/vnd.github.raw; charset=utf-8"}
         if operation == "pull-request-stacks/list":
+            if repository.stacks is None:
+                return 404, NOT_FOUND, {}
             stacks = [self._stack(repository, index, members)
                       for index, members in enumerate(repository.stacks, start=1)]
             return 200, stacks[(page - 1) * size:page * size], _link(len(stacks), size, page)
@@ -509,10 +522,15 @@ class FakeGitHub:
         commit = (github_rest.example("commit-items")[0] if list_entry
                   else github_rest.example("commit"))
         if not list_entry:
-            for changed in commit.get("files", []):
-                changed.setdefault("sha", "1" * 40)
-                changed.setdefault("contents_url", f"https://api.github.com/repos/"
-                                                   f"{repository.full_name}/contents/x")
+            template = commit["files"][0]
+            size = repository.diffs.get(sha, 0)
+            count = min(300, max(1, size // 10_000))
+            commit["files"] = [{**template, "sha": "1" * 40, "filename": f"file{index}.py",
+                                "contents_url": f"https://api.github.com/repos/"
+                                                f"{repository.full_name}/contents/x",
+                                "patch": template["patch"] if not size else
+                                "@@ -1 +1 @@\n" + "+" * (size // count)}
+                               for index in range(count)]
         commit.update(sha=sha, url=f"https://api.github.com/repos/{repository.full_name}/"
                                    f"commits/{sha}",
                       html_url=f"https://github.com/{repository.full_name}/commit/{sha}",
@@ -613,6 +631,9 @@ class FakeGitHub:
             self.violations.append(f"GraphQL query refused by GitHub's schema: {error}")
             return 200, {"errors": [{"message": str(error)}]}, {}
         self.queries.append(github_graphql.parse(sent["query"]).name or "")
+        happening = self.on_query.pop(self.queries[-1], None)
+        if happening is not None:
+            happening()
         self.points += checked.points
         errors: list[dict[str, Any]] = []
         root = {"repository": lambda args: self._graph_repository(args, errors),

@@ -5,6 +5,7 @@ never touched. Real resolve, comment and sweep against the local API stand-in.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,15 @@ __all__ = ["github"]
 RECENT = "2099-01-01T00:00:00Z"  # updated "now": within any look-back
 
 
-@pytest.fixture
-def stacked(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
-            tmp_path: Path) -> FakeGitHub:
-    """#50 on #49's branch, tested with what it inherits; the first sweep says success."""
+@pytest.fixture(params=["chained", "native"])
+def stacked(request: pytest.FixtureRequest, cli: Cli, write_event: EventWriter,
+            github: FakeGitHub, config: Path, tmp_path: Path) -> FakeGitHub:
+    """#50 on #49's branch, tested with what it inherits; the first sweep says success. The
+    stack is GitHub's native one too (its public preview), or only the chain of branches:
+    the verdicts are the same."""
     miles = github.repository(MILES)
+    if request.param == "native":
+        miles.stacks = [[49, 50]]
     miles.pulls[49]["body"] = "The SGLang bump.\n\nci-sglang-pr: #102\n"
     miles.pulls[50]["body"] = "Stacked on #49: uses the bump.\n"
     miles.pulls[50]["base"]["ref"] = "feature-49"
@@ -61,12 +66,48 @@ def test_a_pull_request_below_merged_with_its_branch_kept_fails_the_one_above(
     assert len(statuses(stacked)[50]) == 2  # success, then one failure
 
 
-def test_a_pull_request_below_that_did_not_change_costs_the_one_above_nothing(
+def test_a_pull_request_below_merged_and_the_one_above_retargeted_fails_the_one_above(
         cli: Cli, stacked: FakeGitHub, config: Path) -> None:
-    """#50 inherits, so it is judged every sweep; #48 on a quiet, unchanged #47 is not read."""
+    """GitHub retargets #50 onto the default branch when #49 merges and its branch goes (an
+    edit of #50: it is recent)."""
     miles = stacked.repository(MILES)
-    miles.pulls[48]["base"]["ref"] = "feature-47"
+    miles.pulls[49].update(state="closed", merged=True, merged_at="2026-12-03T10:00:00Z")
+    miles.pulls[50]["base"]["ref"] = "main"
+    miles.pulls[50]["updated_at"] = RECENT
     result = sweep(cli, stacked, config, "--suite", "ROCm CI")
     assert result.code == 0, result.stderr
-    assert not any(f"/commits/{miles.pulls[48]['head']['sha']}/status" in line
-                   for line in stacked.log)
+    assert statuses(stacked)[50][0] == (CONTEXT, "failure",
+                                        "sglang tested at 2222222, no longer named")
+
+
+def test_a_pull_request_below_that_did_not_change_costs_the_one_above_nothing(
+        cli: Cli, stacked: FakeGitHub, config: Path) -> None:
+    """#50 inherits, so it is judged every sweep; #48 on a quiet, unchanged #47 is not."""
+    miles = stacked.repository(MILES)
+    miles.pulls[48]["base"]["ref"] = "feature-47"
+    if miles.stacks is not None:
+        miles.stacks.append([47, 48])
+    result = sweep(cli, stacked, config, "--suite", "ROCm CI")
+    assert result.code == 0, result.stderr
+    judged = {entry["pull"] for entry in json.loads(result.stdout)["judged"]}
+    assert 50 in judged and 48 not in judged
+    assert stacked.queries == ["OpenPulls"] * 3 + ["Comments", "Bodies", "Pulls"]
+
+
+def test_a_native_stack_is_read_where_the_branches_do_not_chain(
+        cli: Cli, github: FakeGitHub, config: Path) -> None:
+    """GitHub shows #49 and #50 as one native stack though #50 is based on the default
+    branch: #50 inherits SGLang #102 from #49, and its suite has not reported on it. Without
+    the native stack, #50 names nothing and is not judged."""
+    miles = github.repository(MILES)
+    miles.pulls[49]["body"] = "The SGLang bump.\n\nci-sglang-pr: #102\n"
+    miles.pulls[50]["body"] = "Uses the bump.\n"
+    judged = {}
+    for stacks in (None, [[49, 50]]):
+        miles.stacks = stacks
+        result = sweep(cli, github, config, "--suite", "ROCm CI", "--dry-run")
+        assert result.code == 0, result.stderr
+        judged[stacks is not None] = {entry["pull"]: entry["description"]
+                                      for entry in json.loads(result.stdout)["judged"]}
+    assert 50 not in judged[False]
+    assert judged[True][50] == "sglang#102 named; not reported by this suite yet"

@@ -87,6 +87,7 @@ def tested(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
 
 def sweep(cli: Cli, github: FakeGitHub, config: Path, *extra: str) -> CliResult:
     github.log.clear()
+    github.queries.clear()
     return cli("sweep", "--config", str(config), "--github-token-env", "TEST_GITHUB_TOKEN",
                "--format", "json", *extra, env=environment(github))
 
@@ -114,11 +115,13 @@ def test_the_first_sweep_judges_the_four_and_nothing_else(cli: Cli, tested: Fake
                                                            config: Path) -> None:
     result = sweep(cli, tested, config)
     assert result.code == 0, result.stderr
-    # Three pages of 100 open pull requests; who wrote the comments of the four, then the
-    # bodies of the bot's three manifests; the three dependency pull requests in one query;
-    # one write (the pending one: comment set the others). Nothing per pull request.
+    # Three pages of 100 open pull requests; the native stacks (none: the preview is not
+    # enabled); who wrote the comments of the four, then the bodies of the bot's three
+    # manifests; the three dependency pull requests in one query; one write (the pending
+    # one: comment set the others). Nothing per pull request.
     assert tested.queries == ["OpenPulls"] * 3 + ["Comments", "Bodies", "Pulls"]
-    assert tested.log == ["POST /api/graphql"] * 6 + [
+    assert tested.log == ["POST /api/graphql"] * 3 + [
+        f"GET /repos/{MILES}/stacks?page=1&per_page=100"] + ["POST /api/graphql"] * 3 + [
         f"POST /repos/{MILES}/statuses/{head_of(40)}"]
     assert statuses(tested) == {
         10: [(CONTEXT, "success", "tested sglang#102 at 2222222")],
@@ -128,7 +131,7 @@ def test_the_first_sweep_judges_the_four_and_nothing_else(cli: Cli, tested: Fake
     report = json.loads(result.stdout)
     assert (report["open_pulls"], report["naming"], report["dependency_pulls"],
             report["statuses_written"], report["requests"], report["points"]) == (
-        250, 4, 3, 1, 7, tested.points)
+        250, 4, 3, 1, 8, tested.points)
     assert tested.points == 6  # a point a query: the formula's minimum
     assert ("| #40 | `ROCm CI` | pending | `sglang#103 named; not reported by this suite yet` "
             "| yes |  |") in result.summary.split("\n")
@@ -264,15 +267,15 @@ def test_without_a_token_it_says_what_it_needs(cli: Cli, github: FakeGitHub,
 
 def test_a_spent_rate_limit_stops_the_sweep_and_nothing_more_is_asked(
         cli: Cli, tested: FakeGitHub, config: Path) -> None:
-    """Three pages, who wrote the comments: the fifth request, the manifests' bodies, meets
+    """Three pages, the stacks, who wrote the comments: the sixth request, the bodies, meets
     GraphQL's primary limit (an answer of 200 that says so), an hour away: not waited for.
     Nothing more is asked, nothing is written, and the report lists the four not reached."""
     tested.repository("sgl-project/sglang").move(102, MOVED)  # #10 and #20 would turn red
     tested.requests.clear()
-    tested.rate_limited_from = 5
+    tested.rate_limited_from = 6
     result = sweep(cli, tested, config)
     assert result.code == 0, result.stderr
-    assert len(tested.requests) == 5
+    assert len(tested.requests) == 6
     report = json.loads(result.stdout)
     assert re.fullmatch(
         r"stopped while reading \(rate limited \(primary\) until [0-9]{2}:[0-9]{2} UTC while "
@@ -287,10 +290,10 @@ def test_a_spent_rate_limit_stops_the_sweep_and_nothing_more_is_asked(
 
 
 @pytest.mark.parametrize(("clock", "stopped", "written"), [
-    # The list at 1 to 3 s, who wrote the comments at 9: past 80 % of the 10 s.
-    ([0, 1, 2, 3, 9], "stopped while reading (its 10 s ran out)", {}),
-    # Everything read by 5 s; the first write at 6, the second at 11: past the 10 s.
-    ([0, 1, 2, 3, 4, 5, 6, 11], "stopped while writing statuses (its 10 s ran out): 1 "
+    # The list at 1 to 3 s, the stacks at 4, who wrote the comments at 9: past 80 % of 10 s.
+    ([0, 1, 2, 3, 4, 9], "stopped while reading (its 10 s ran out)", {}),
+    # Everything read by 6 s; the first write at 7, the second at 11: past the 10 s.
+    ([0, 1, 2, 3, 4, 5, 6, 7, 11], "stopped while writing statuses (its 10 s ran out): 1 "
                                 "written, 3 left as they were",
      {10: [(CONTEXT, "pending", "sglang#102 named; not reported by this suite yet")]}),
 ], ids=["reading", "writing"])
@@ -479,8 +482,9 @@ def test_a_sweep_stopped_before_a_pull_requests_reads_are_done_writes_nothing_fo
     config = load_config(None, "rocm")
     settings = SweepSettings(config, MILES, ApiSettings(github.url, TOKEN), suites=(SUITE,),
                              max_seconds=100)
-    # The start, the three pages, who wrote the comments; the named pull requests past 80 %.
-    ticks = iter([0.0, 1.0, 1.0, 1.0, 1.0, 90.0, *([91.0] * 50)])
+    # The start, the three pages, the stacks, who wrote the comments; the named pull requests
+    # past 80 %.
+    ticks = iter([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 90.0, *([91.0] * 50)])
     report = run_sweep(settings, GitHubApi(github.url, TOKEN, config.api),
                        clock=lambda: next(ticks))
     assert report.stopped == "stopped while reading (its 100 s ran out)"

@@ -91,6 +91,39 @@ def test_the_guard_turns_green_when_the_named_dependency_merges_and_stays_quiet(
     assert writes(github) == []  # nothing changed: nothing written
 
 
+def test_a_green_is_not_written_over_what_changed_while_the_sweep_read(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) -> None:
+    """#42's dependency merged, so its guard would turn green; while the sweep reads the
+    named pull requests, the author adds `Depends-On: #49` (open) and merge-check writes
+    `failure`. The sweep reads #42 again before the green, sees the edit, and writes nothing
+    over it; the next sweep judges the new description."""
+    sglang = github.repository("sgl-project/sglang")
+    sglang.add_pull(30421, "3" * 40)
+    miles = github.repository(MILES)
+    miles.pulls[42]["body"] = "ci-sglang-pr: #30421\n"
+    assert merge_check(cli, write_event, github, config, 42).code == 1
+    sglang.pulls[30421].update(state="closed", merged=True, merged_at="2026-12-03T10:00:00Z")
+
+    def author_and_merge_check() -> None:
+        miles.pulls[42].update(body="ci-sglang-pr: #30421\nDepends-On: #49\n",
+                               updated_at="2026-12-07T10:00:00Z")
+        miles.statuses[head_of(42)].insert(0, {"context": GUARD, "state": "failure",
+                                               "description": "waits for #49 (open)",
+                                               "target_url": None})
+
+    github.on_query["Pulls"] = author_and_merge_check
+    result = sweep(cli, github, config)
+    assert result.code == 0, result.stderr
+    assert github.queries[-1] == "Reread"
+    assert guard_status(github, 42) == ("failure", "waits for #49 (open)")
+    assert writes(github) == []
+    assert ("#42: `rocm-deps: merge guard` left as it is, not turned `success`: it was edited "
+            "(its description, a comment or a push) since the sweep read it; the next sweep "
+            "judges it again") in json.loads(result.stdout)["problems"]
+    assert sweep(cli, github, config).code == 0
+    assert guard_status(github, 42) == ("failure", "waits for #49 (open)")
+
+
 def test_the_guard_turns_red_when_a_prerequisite_closes_unmerged(
         cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path) -> None:
     """#42 waits for #41 (open: in the list, no request); #41 closes without merging."""
@@ -178,8 +211,7 @@ def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_nothing_more_in_25
     assert merge_check(cli, write_event, github, config, 62).code == 1
     result = sweep(cli, github, config)
     assert result.code == 0, result.stderr
-    # 3 pages (every head's statuses with them); the native stacks, as #61 is based on
-    # another branch; who wrote the comments of the four and #61, the manifests' bodies; the
+    # 3 pages (every head's statuses with them); the native stacks; who wrote the comments of the four and #61, the manifests' bodies; the
     # dependency pull requests; #40's pending write. Nothing for #62 but its guard's status.
     assert github.queries == ["OpenPulls"] * 3 + ["Comments", "Bodies", "Pulls"]
     assert github.log == ["POST /api/graphql"] * 3 + [

@@ -124,11 +124,14 @@ def reread_query(numbers: Sequence[int]) -> tuple[str, dict[str, Any]]:
 def contract_queries() -> list[tuple[str, dict[str, Any]]]:
     """One of each query the sweep sends, for the tests that hold them to GitHub's schema
     (every alias and variable form: with and without a cursor)."""
-    return [(OPEN_PULLS, {"owner": "o", "name": "r", "after": None}),
-            comments_query([1, 2], {2: "Y3Vyc29y"}),
+    repository = {"owner": "o", "name": "r"}
+    comments, comment_variables = comments_query([1, 2], {2: "Y3Vyc29y"})
+    reread, reread_variables = reread_query([1, 2])
+    return [(OPEN_PULLS, {**repository, "after": None}),
+            (comments, {**repository, **comment_variables}),
             bodies_query(["IC_1", "IC_2"]),
             pulls_query([("o/r", 1), ("p/q", 2)]),
-            reread_query([1, 2])]
+            (reread, {**repository, **reread_variables})]
 
 
 @dataclass(frozen=True)

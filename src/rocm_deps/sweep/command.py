@@ -4,6 +4,8 @@ the description names; `--rerun moved` re-runs a suite whose dependency pull req
 
 from __future__ import annotations
 
+import time
+
 from rocm_deps.config.outputs import REPORT
 from rocm_deps.errors import EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github, offer_renderer
@@ -25,8 +27,10 @@ def run(settings: SweepSettings, runner: Runner) -> int:
     offer_renderer(settings.api, runner)  # a description rendered here, not by GitHub
     from rocm_deps.github.api import GitHubApi
 
-    report = sweep(settings, GitHubApi(settings.api.url, settings.api.token,
-                                       settings.config.api))
+    # Every request keeps to the sweep's own deadline too: a rate limit lifting after it is
+    # not waited for.
+    report = sweep(settings, GitHubApi(settings.api.url, settings.api.token, settings.config.api,
+                                       ends=time.monotonic() + settings.max_seconds))
     sweep_report.annotate(report, runner)
     publish(runner, {REPORT: compact_json(report.to_json())}, sweep_report.summary(report),
             report.to_json(), sweep_report.text(report), settings.output_format)

@@ -4,8 +4,8 @@ This module reads (the writing is `sweep/writer.py`), with GitHub's GraphQL API,
 
 1. the open pull requests, 100 a query, each with its description (as written and as GitHub
    shows it), its refs and its head commit's statuses;
-2. the native stacks, where any pull request is based on another branch than the default
-   (one REST request; GitHub's public preview: none where it is not enabled);
+2. the native stacks (one REST request; GitHub's public preview: where it is not enabled,
+   none, and a stack is the chain of base branches);
 3. for the pull requests whose description names something (its own, or what it inherits
    from the pull requests below it in its stack) or that carry a status of ours: who wrote
    their comments, 100 pull requests a query, then the bodies of the bot's comments alone;
@@ -68,9 +68,7 @@ def sweep(settings: SweepSettings, api: GitHubApi,
     read = Read(listed, settings.repository)
     seen: list[Seen] = []
     try:
-        if any(open_pull.pull.base_ref != open_pull.pull.default_branch
-               for open_pull in listed):
-            read.native = _stacks(settings, api, ask, report)
+        read.native = _stacks(settings, api, ask, report)
         for open_pull in listed:
             item = _described(settings, api, open_pull, statuses.get(open_pull.pull.number),
                               ask, now(), read)
