@@ -102,7 +102,7 @@ def test_an_undocumented_route_or_verb_is_refused_as_github_refuses_it(
                                          if method == "POST" else None, headers={
             "Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"})
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=5)  # noqa: S310 - the local fake
+            urllib.request.urlopen(request, timeout=5)
         assert refused.value.code == 404
         assert json.loads(refused.value.read())["message"] == "Not Found"
     assert [violation.split(":")[0] for violation in github.violations] == [
