@@ -1,5 +1,6 @@
-"""What `rocm-deps sweep` costs on a large repository: requests and seconds per sweep, against
-a local stand-in of the GitHub API on 127.0.0.1 (the one the tests use).
+"""What `rocm-deps sweep` costs on a large repository: requests, GraphQL points, seconds and
+peak memory per sweep, against the local stand-in of the GitHub API on 127.0.0.1 the tests use
+(it answers at GitHub's documented sizes and counts points by GitHub's formula).
 
 The repository has `--pulls` open pull requests (default 1,000); `--naming` of them (50) name
 a dependency pull request, `--dependencies` distinct ones (20) between them; all but a fifth
@@ -17,9 +18,10 @@ server answered:
   empty     baseline, the same process on a repository with no open pull request
 
 `steady` and `empty` alternate for `--runs` rounds; medians, and steady's ratio to empty.
+`--body-kib N` pads every description to N KiB (GitHub's cap is 64): the sweep holds them all.
 
 Usage: python benchmarks/sweep_bench.py [--pulls 1000] [--naming 50] [--dependencies 20]
-           [--stacked 5] [--waiting 5] [--runs 5]
+           [--stacked 5] [--waiting 5] [--runs 5] [--body-kib 0]
 """
 
 from __future__ import annotations
@@ -51,10 +53,23 @@ SUITE = "ROCm suite"
 
 
 GUARD = "rocm-deps: merge guard"
+# The sweep as `python -m rocm_deps` runs it, writing its peak resident memory (VmHWM: this
+# process's own, not the fork's copy of the benchmark that getrusage would also count) at exit.
+PEAK = """import atexit, runpy, sys
+out = sys.argv.pop(1)
+def peak():
+    with open("/proc/self/status") as status:
+        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(out, "w") as written:
+        written.write(kib)
+atexit.register(peak)
+sys.argv[0] = "rocm-deps"
+runpy.run_module("rocm_deps", run_name="__main__")
+"""
 
 
 def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int, stacked: int,
-             waiting: int) -> None:
+             waiting: int, body_kib: int = 0) -> None:
     sglang = github.repository("sgl-project/sglang")
     for number in range(1, dependencies + 1):
         sglang.add_pull(1000 + number, f"{number:040x}")
@@ -103,25 +118,42 @@ def populate(github: FakeGitHub, pulls: int, naming: int, dependencies: int, sta
                           f"{identifier}"}, guard]
 
 
-def sweep(github: FakeGitHub, repository: str, workdir: str) -> tuple[float, int, int]:
-    """One whole-process sweep: seconds, requests, writes."""
+def pad(github: FakeGitHub, body_kib: int) -> None:
+    """Every description to `body_kib` KiB: what it said, then prose (a quarter of it in
+    characters of three bytes), under GitHub's 65,536-character cap."""
+    if not body_kib:
+        return
+    filler = ("Measured on the MI350 runners; see the log. " * 3 + "\u6f22\u5b57\u304b\u306a " * 10
+              + "\n\n")
+    for pull in github.repository("radixark/miles").pulls.values():
+        size = min(body_kib * 1024, 65_536)
+        pull["body"] = (pull["body"] + "\n" + filler * (size // len(filler) + 1))[:size]
+
+
+def sweep(github: FakeGitHub, repository: str,
+          workdir: str) -> tuple[float, int, int, int, float]:
+    """One whole-process sweep: seconds, requests, writes, GraphQL points, peak MiB."""
     config = Path(workdir) / "api.toml"
     config.write_text("[api]\ntimeout-seconds = 10\nbackoff-seconds = 0\n")
     environ = {**os.environ, "GITHUB_API_URL": github.url, "BENCH_TOKEN": TOKEN,
                "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
     environ.pop("GITHUB_ACTIONS", None)
     github.log.clear()
+    points = github.points
     started = time.perf_counter()
+    peak = Path(workdir) / "peak"
     result = subprocess.run(
-        [sys.executable, "-m", "rocm_deps", "sweep", "--repository", repository, "--config",
-         str(config), "--github-token-env", "BENCH_TOKEN", "--format", "json"],
+        [sys.executable, "-c", PEAK, str(peak), "sweep", "--repository", repository,
+         "--config", str(config), "--github-token-env", "BENCH_TOKEN", "--format", "json"],
         env={**environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
         check=False)
     seconds = time.perf_counter() - started
     if result.returncode:
         raise SystemExit(f"sweep failed ({result.returncode}):\n{result.stderr[-3000:]}")
-    writes = sum(1 for line in github.log if line.startswith("POST"))
-    return seconds, len(github.log), writes
+    writes = sum(1 for line in github.log if not line.startswith("GET ")
+                 and line != "POST /api/graphql")
+    return (seconds, len(github.log), writes, github.points - points,
+            int(peak.read_text()) / 1024)
 
 
 def main() -> int:
@@ -133,18 +165,20 @@ def main() -> int:
     parser.add_argument("--stacked", type=int, default=5)
     parser.add_argument("--waiting", type=int, default=5)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--body-kib", type=int, default=0)
     arguments = parser.parse_args()
     with FakeGitHub() as github, tempfile.TemporaryDirectory() as workdir:
         populate(github, arguments.pulls, arguments.naming, arguments.dependencies,
                  arguments.stacked, arguments.waiting)
+        pad(github, arguments.body_kib)
         github.repository("radixark/empty")
         rows = {"first": sweep(github, "radixark/miles", workdir)}
         times: dict[str, list[float]] = {"steady": [], "empty": []}
         for _ in range(arguments.runs):
             for name, repository in (("steady", "radixark/miles"), ("empty", "radixark/empty")):
-                seconds, requests, writes = sweep(github, repository, workdir)
+                seconds, requests, writes, points, peak = sweep(github, repository, workdir)
                 times[name].append(seconds)
-                rows[name] = (statistics.median(times[name]), requests, writes)
+                rows[name] = (statistics.median(times[name]), requests, writes, points, peak)
         sglang = github.repository("sgl-project/sglang")
         for number in (1001, 1002):
             sglang.move(number, f"{number:040x}".replace("0", "e", 1))
@@ -155,11 +189,13 @@ def main() -> int:
     print(f"{arguments.pulls} open pull requests, {arguments.naming} naming one of "
           f"{arguments.dependencies} dependency pull requests (each with a guard status), "
           f"{arguments.stacked} stacked on them, {arguments.waiting} waiting for one; "
-          f"{arguments.runs} runs")
-    print("| sweep | seconds | requests | writes |\n|---|---|---|---|")
+          f"descriptions {arguments.body_kib or 'as written'}"
+          f"{' KiB' if arguments.body_kib else ''}; {arguments.runs} runs")
+    print("| sweep | seconds | requests | of them writes | GraphQL points | peak MiB |\n"
+          "|---|---|---|---|---|---|")
     for name in ("first", "steady", "moved", "merged", "empty"):
-        seconds, requests, writes = rows[name]
-        print(f"| {name} | {seconds:.2f} | {requests} | {writes} |")
+        seconds, requests, writes, points, peak = rows[name]
+        print(f"| {name} | {seconds:.2f} | {requests} | {writes} | {points} | {peak:.0f} |")
     print(f"steady / empty (medians): "
           f"{statistics.median(times['steady']) / statistics.median(times['empty']):.2f}x")
     return 0

@@ -19,6 +19,7 @@ the tool's reader.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -35,6 +36,7 @@ _COMMIT_URL = re.compile(r'<a href="https://github\.com/(?P<repo>[\w.-]+/[\w.-]+
                          r'(?P<sha>[0-9a-f]{40})">https://github\.com/[^<]*</a>')
 
 
+@functools.lru_cache(maxsize=2048)  # the fake answers one description many times
 def body_html(body: str | None, repository: str) -> str | None:
     if body is None:
         return None

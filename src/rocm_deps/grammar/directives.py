@@ -43,7 +43,7 @@ from rocm_deps.grammar.refs import (
     remove_invisible,
 )
 from rocm_deps.grammar.source import PULL_REQUEST, Locator, linked
-from rocm_deps.grammar.spelling import fold, fold_separator
+from rocm_deps.grammar.spelling import fold, fold_separator, folded
 from rocm_deps.grammar.values import check_value
 from rocm_deps.page.lines import ShownLine, shown_lines
 from rocm_deps.page.render import render
@@ -167,7 +167,8 @@ class _Parser:
         if struck and len(struck) == len(text):
             return
         prose = "".join(" " if code else character
-                        for character, code in zip(text, shown.code, strict=True))
+                        for character, code in zip(text, shown.code, strict=True)
+                        ) if any(shown.code) else text
         self._text(number, text, prose, shown)
 
     def _text(self, number: int, line: str, prose: str, shown: ShownLine | None) -> None:
@@ -214,7 +215,7 @@ class _Parser:
             return
         near_miss = self.near_misses.message(line)
         if near_miss is None and not line.isascii():  # an en dash for `-`, a fullwidth `:`
-            near_miss = self.near_misses.message("".join(fold(character) for character in bare))
+            near_miss = self.near_misses.message(folded(bare))
         if near_miss is not None:
             self._add("error", number, line, near_miss)
             return
@@ -294,11 +295,12 @@ class _Parser:
         # The confusables data lacks many characters drawn as a colon (U+05C3, U+2025,
         # U+1365, ...): when the fold finds no key, any non-ASCII punctuation or symbol is
         # read as the colon it may be drawn as.
-        for folding in (fold, fold_separator):
-            pieces = [(character, folding(character)) for character in line]
-            match = _DIRECTIVE_LINE_RE.fullmatch("".join(piece for _, piece in pieces))
+        for folding, separator in ((fold, False), (fold_separator, True)):
+            match = _DIRECTIVE_LINE_RE.fullmatch(folded(line, separator))
             if match is not None and (self._is_key(match.group("key"))
                                       or match.group("key").casefold() == DEPENDS_ON):
+                # Which characters were folded: up to the value, where the loop below stops.
+                pieces = [(character, folding(character)) for character in line]
                 break
         else:
             return None
@@ -333,7 +335,7 @@ class _Parser:
         # As written; else as a reader takes it: look-alike characters folded, invisible ones
         # and escapes dropped (code showing the key with a U+2010 hyphen reads as the key).
         for candidate in dict.fromkeys((text, remove_invisible(text), text.replace("\\", ""),
-                                        "".join(fold(character) for character in text))):
+                                        folded(text))):
             match = _DIRECTIVE_LINE_RE.fullmatch(candidate)
             item = self.by_key.get(match.group("key").casefold()) if match else None
             if item is not None:

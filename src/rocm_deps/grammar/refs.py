@@ -174,8 +174,11 @@ def find_invisible(text: str) -> str | None:
     """The first invisible or format character in `text`, described, or None."""
     if text.isascii():
         return None
-    found = next((character for character in text if is_invisible(character)), None)
-    return describe_character(found) if found else None
+    # Each distinct character is asked once (a line of a 64 KiB description holds few).
+    invisible = [character for character in set(text) if is_invisible(character)]
+    if not invisible:
+        return None
+    return describe_character(min(invisible, key=text.index))
 
 
 def remove_invisible(text: str) -> str:

@@ -46,20 +46,21 @@ class Described:
 
 
 def described(pull: PullInfo, config: Config, repository: str, below: Below,
-              expand: Expand, trusted: Callable[[PullInfo], bool] = lambda _: True
-              ) -> Described:
+              expand: Expand, trusted: Callable[[PullInfo], bool] = lambda _: True,
+              parse: Callable[[PullInfo], ParsedBody] | None = None) -> Described:
     """`pull`'s description as resolve reads it: `below` finds the pull request a stacked one
     is based on (from the API, or from a list of open pull requests), `expand` the commit an
-    abbreviated SHA names (it raises `ValueError` with the reason when it cannot)."""
-    parsed = parse_body(pull.body, config.dependencies, config.values, repository,
-                        pull.body_html)
+    abbreviated SHA names (it raises `ValueError` with the reason when it cannot). `parse`
+    reads a pull request's description (default: `parse_body` of its text); the sweep gives
+    what it parsed as it listed them."""
+    parse = parse or (lambda read: parse_body(read.body, config.dependencies, config.values,
+                                              repository, read.body_html))
+    parsed = parse(pull)
     errors = [finding.message for finding in (*parsed.errors, *code_findings(
         parsed, {*parsed.directives, *parsed.values}, config.code_directives))
         if finding.level == "error"]
     try:
-        stacked = inherited(pull, below, lambda lower: parse_body(
-            lower.body, config.dependencies, config.values, repository, lower.body_html),
-            trusted)
+        stacked = inherited(pull, below, parse, trusted)
     except StackError as error:
         stacked, errors = {}, [*errors, str(error)]
     directives = {**{name: item.directive for name, item in stacked.items()},

@@ -18,6 +18,7 @@ not lift within the deadline ends every request: nothing more is read, nothing i
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -27,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 from rocm_deps.contract.status import suite_of
 from rocm_deps.errors import FatalError
 from rocm_deps.github.answers import ApiError, ApiUnreachable, CommitStatus, OpenPull, RateLimited
+from rocm_deps.grammar.directives import parse_body
+from rocm_deps.grammar.parsed import ParsedBody
 from rocm_deps.manifest.comment import manifests
 from rocm_deps.resolve.described import described
 from rocm_deps.resolve.stack import MAX_DEPTH
@@ -64,14 +67,15 @@ def sweep(settings: SweepSettings, api: GitHubApi,
         except ApiUnreachable as error:
             raise Stop(str(error)) from None
 
-    listed, statuses = _list(settings, api, ask, report)
+    parsed: dict[int, ParsedBody] = {}
+    listed, statuses = _list(settings, api, ask, report, parsed)
     read = Read(listed, settings.repository)
     seen: list[Seen] = []
     try:
         read.native = _stacks(settings, api, ask, report)
         for open_pull in listed:
             item = _described(settings, api, open_pull, statuses.get(open_pull.pull.number),
-                              ask, now(), read)
+                              ask, now(), read, parsed)
             if item is not None:
                 seen.append(item)
                 report.naming += not item.names_nothing
@@ -98,10 +102,14 @@ def sweep(settings: SweepSettings, api: GitHubApi,
     return report
 
 
-def _list(settings: SweepSettings, api: GitHubApi, ask: Ask, report: SweepReport
+def _list(settings: SweepSettings, api: GitHubApi, ask: Ask, report: SweepReport,
+          parsed: dict[int, ParsedBody]
           ) -> tuple[list[OpenPull], dict[int, dict[str, CommitStatus] | None]]:
-    """Every open pull request, oldest first, with its head's statuses. Without the first page
-    nothing can be judged: the sweep cannot run."""
+    """Every open pull request, oldest first, with its head's statuses, its description read
+    into `parsed` as its page comes in (the text is not kept: a thousand descriptions at
+    GitHub's cap, with their HTML, would hold hundreds of MB). Without the first page nothing
+    can be judged: the sweep cannot run."""
+    config = settings.config
     listed: dict[int, OpenPull] = {}
     statuses: dict[int, dict[str, CommitStatus] | None] = {}
     after: str | None = None
@@ -117,8 +125,14 @@ def _list(settings: SweepSettings, api: GitHubApi, ask: Ask, report: SweepReport
             break
         report.listed_total = page.total
         for open_pull in page.pulls:
-            listed.setdefault(open_pull.pull.number, open_pull)
-            statuses[open_pull.pull.number] = page.statuses[open_pull.pull.number]
+            pull = open_pull.pull
+            if pull.number in listed:
+                continue
+            parsed[pull.number] = parse_body(pull.body, config.dependencies, config.values,
+                                             settings.repository, pull.body_html)
+            listed[pull.number] = OpenPull(dataclasses.replace(pull, body=None, body_html=None),
+                                           open_pull.updated_at)
+            statuses[pull.number] = page.statuses[pull.number]
         after = page.after
         if after is None:
             break
@@ -144,7 +158,7 @@ def _stacks(settings: SweepSettings, api: GitHubApi, ask: Ask,
 
 def _described(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
                statuses: dict[str, CommitStatus] | None, ask: Ask, now: datetime,
-               read: Read) -> Seen | None:
+               read: Read, parsed: dict[int, ParsedBody]) -> Seen | None:
     """What the sweep judges of one pull request: its description read exactly as resolve
     reads it (with its stack, from the list), and its head's statuses of ours. None when it
     names nothing, waits for nothing and has no error, and either was not edited lately or
@@ -158,7 +172,7 @@ def _described(settings: SweepSettings, api: GitHubApi, open_pull: OpenPull,
         return found
 
     described_now = described(open_pull.pull, settings.config, settings.repository,
-                              read.below, expand)
+                              read.below, expand, parse=lambda pull: parsed[pull.number])
     ours = None if statuses is None else {
         name: status for name, status in statuses.items()
         if name == settings.guard_context or suite_of(name) is not None}
