@@ -278,6 +278,17 @@ def test_nothing_named_is_a_no_op(cli: Cli, box: Sandbox) -> None:
     assert "No dependency is named" in result.summary
 
 
+def test_the_report_says_which_commit_the_workspace_was_checked_out_at(cli: Cli,
+                                                                      box: Sandbox) -> None:
+    """What a dispatch re-test's `comment` holds its `head_sha` to: the job's checkout."""
+    assert json.loads(install(cli, box, "{}").outputs["report"])["workspace_commit"] is None
+    git(box.workspace, "init", "-q", "-b", "main")
+    git(box.workspace, "add", "-A")
+    git(box.workspace, "commit", "-q", "-m", "the pull request's commit")
+    head = git(box.workspace, "rev-parse", "HEAD")
+    assert json.loads(install(cli, box, "{}").outputs["report"])["workspace_commit"] == head
+
+
 @pytest.mark.parametrize(("document", "message"), [
     ("not json", "not valid JSON"),
     ('{"vllm": {"ref": "main"}}', "`vllm` is not a configured dependency"),

@@ -117,8 +117,10 @@ def thread(github: FakeGitHub) -> list[dict[str, Any]]:
     return github.repository("radixark/miles").comments.get(7, [])
 
 
-def installed_everything(resolved: dict[str, Any], tmp_path: Path) -> Path:
-    """The install report of a GPU job that installed every commit resolve pinned."""
+def installed_everything(resolved: dict[str, Any], tmp_path: Path,
+                         workspace_commit: str | None = None) -> Path:
+    """The install report of a GPU job that installed every commit resolve pinned (into a
+    workspace checked out at `workspace_commit`)."""
     dependencies = {}
     for name, override in resolved["overrides"].items():
         if name == RUN_KEY:  # the run that resolved, not a dependency
@@ -128,7 +130,8 @@ def installed_everything(resolved: dict[str, Any], tmp_path: Path) -> Path:
                                               state="installed")
     path = tmp_path / f"gpu-{len(list(tmp_path.glob('gpu-*')))}" / "install-mi350.json"
     path.parent.mkdir()
-    path.write_text(json.dumps(InstallReport(False, "python3", dependencies).to_json()))
+    path.write_text(json.dumps(InstallReport(False, "python3", dependencies,
+                                             workspace_commit=workspace_commit).to_json()))
     return path
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from rocm_deps.contract.manifest import read_manifest
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
@@ -56,8 +58,10 @@ def dispatch(write_event: EventWriter, **inputs: str) -> str:
 
 
 def retest(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
-           tmp_path: Path, *extra: str, **inputs: str) -> CliResult:
-    """resolve then comment on one dispatch re-test; every GPU job installed the pins."""
+           tmp_path: Path, *extra: str, checked_out: str | None = MILES_HEAD,
+           **inputs: str) -> CliResult:
+    """resolve then comment on one dispatch re-test; every GPU job installed the pins into
+    the pull request's commit it checked out (`checked_out`)."""
     env = {**ENV, "GITHUB_API_URL": github.url}
     event = dispatch(write_event, **inputs)
     resolved = cli("resolve", "--event-name", "workflow_dispatch", "--event-path", event,
@@ -66,7 +70,7 @@ def retest(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path,
     assert resolved.code == 0, resolved.stderr
     report = tmp_path / "resolve.json"
     report.write_text(resolved.stdout)
-    install = installed_everything(json.loads(resolved.stdout), tmp_path)
+    install = installed_everything(json.loads(resolved.stdout), tmp_path, checked_out)
     return cli("comment", "--event-name", "workflow_dispatch", "--event-path", event,
                "--config", str(config), "--report", str(report), "--report", str(install),
                "--pr", "7", "--github-token-env", "TEST_GITHUB_TOKEN", "--format", "json",
@@ -115,6 +119,25 @@ def test_a_dispatch_retest_without_its_head_is_refused(
                    ci_sglang_pr="#102")
     assert named.code == 0, named.stderr
     assert list(miles_statuses(github)) == [MILES_HEAD]
+
+
+@pytest.mark.parametrize(("checked_out", "refusal"), [
+    (NEW_HEAD, f"the status would go on {MILES_HEAD[:12]} (`head_sha`), but this run checked "
+               f"out another commit (install-mi350 at {NEW_HEAD[:12]}): refusing to set a status on a "
+               f"commit it did not test"),
+    (None, "a dispatch re-test's status goes only on the commit its jobs checked out, and no "
+           "install report says which (`workspace_commit`)"),
+], ids=["another-commit", "unsaid"])
+def test_a_dispatch_retest_sets_no_status_on_a_head_it_did_not_check_out(
+        cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path, tmp_path: Path,
+        checked_out: str | None, refusal: str) -> None:
+    """A re-test whose jobs tested another commit than its `head_sha` input: nothing is set
+    on `head_sha`, and nothing on what it did test (the input decides where a status goes)."""
+    result = retest(cli, write_event, github, config, tmp_path, head_sha=MILES_HEAD,
+                    checked_out=checked_out, ci_sglang_pr="#102")
+    assert result.code == 1
+    assert refusal in result.stderr
+    assert miles_statuses(github) == {}
 
 
 def test_the_manifest_records_the_head_the_retest_tested(

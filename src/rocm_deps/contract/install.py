@@ -150,6 +150,9 @@ class InstallReport:
     python: str
     dependencies: dict[str, DependencyReport] = field(default_factory=dict)
     workspace: WorkspaceState = "not needed"
+    # The commit the workspace (the framework under test) was checked out at, as git says:
+    # where a dispatch re-test's status may go (None: not a git checkout).
+    workspace_commit: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -160,5 +163,6 @@ class InstallReport:
         return {
             "version": REPORT_VERSION, "dry_run": self.dry_run, "python": self.python,
             "dependencies": {name: dep.to_json() for name, dep in self.dependencies.items()},
-            "workspace": self.workspace, "failed": self.failed,
+            "workspace": self.workspace, "workspace_commit": self.workspace_commit,
+            "failed": self.failed,
         }

@@ -208,6 +208,15 @@ class InstalledDependency:
 MAX_TEXT = 200  # a version or a patch name from a report, as shown
 
 
+def workspace_commit_of(document: Mapping[str, Any], where: str) -> str | None:
+    """The commit an install report says its workspace was checked out at (None: it says
+    none)."""
+    commit = document.get("workspace_commit")
+    if commit is not None and (not isinstance(commit, str) or not FULL_SHA.fullmatch(commit)):
+        raise UsageError(f"{where}: `workspace_commit` must be a full lowercase hex SHA or null")
+    return commit
+
+
 def installed_from_json(document: object, names: tuple[str, ...],
                         where: str) -> dict[str, InstalledDependency]:
     """The dependencies of an install report; any field that is not what install writes is a
@@ -255,6 +264,7 @@ class InstallResult:
 
     label: str
     dependencies: Mapping[str, InstalledDependency]
+    workspace_commit: str | None = None  # the commit its job checked the workspace out at
 
 
 @dataclass(frozen=True)

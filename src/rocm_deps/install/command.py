@@ -41,6 +41,7 @@ def run(settings: InstallSettings, runner: Runner) -> int:
         report.dependencies[dependency.name] = installer.install_one(
             dependency, overrides.get(dependency.name))
     report.workspace = installer.install_workspace(report)
+    report.workspace_commit = installer.workspace_commit()
     publish(runner, install_report.outputs(report, settings.config),
             install_report.summary(report), report.to_json(),
             install_report.text(report), settings.output_format)

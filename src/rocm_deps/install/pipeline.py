@@ -35,6 +35,7 @@ from rocm_deps.contract.install import (
     WorkspaceState,
 )
 from rocm_deps.contract.overrides import Override
+from rocm_deps.grammar.refs import FULL_SHA
 from rocm_deps.install import build, checkout, clean, compiled, git_package, patches, recipe
 from rocm_deps.install.git import Git, Layout
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed, timed
@@ -269,6 +270,14 @@ class Installer:
         build = job.build_file.load(self.context.environment())
         files = compiled.extension_files(self.context, job)[1]
         return build is not None and compiled.file_hashes(job, files) == build.files
+
+    def workspace_commit(self) -> str | None:
+        """The commit the workspace is checked out at (None: not a git checkout): what this job
+        tested, where a dispatch re-test's status may go."""
+        git = Git(self.settings.workspace, self.runner, self.settings.environ)
+        result = git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", echo=False)
+        commit = result.stdout.strip().lower()
+        return commit if result.ok and FULL_SHA.fullmatch(commit) else None
 
     def install_workspace(self, report: InstallReport) -> WorkspaceState:
         if all(dep.state in UNCHANGED for dep in report.dependencies.values()):

@@ -31,6 +31,7 @@ from rocm_deps.contract.manifest import (
     marked_suite,
     marker,
     read_manifest,
+    workspace_commit_of,
 )
 from rocm_deps.contract.overrides import Override, overrides_from_json
 from rocm_deps.contract.status import Head, Named, context, judge, named_now
@@ -75,6 +76,8 @@ def collect(settings: CommentSettings, api: GitHubApi) -> tuple[
                       resolve_errors=errors,
                       install_labels=tuple(result.label for result in installs),
                       head=head or _tested_head(settings, payload, number))
+    if settings.event_name == "workflow_dispatch":
+        _checked_out(run.head, installs)
     for name, override in overrides.items():
         dependency = config.dependency(name)
         pull = _pull(api, dependency.repository, override.pr) if override.pr else None
@@ -109,6 +112,27 @@ def _tested_head(settings: CommentSettings, payload: Mapping[str, Any],
                      f"re-test carries it as the `{DISPATCH_HEAD}` input): give it as input "
                      f"`head-sha` (--head-sha). The pull request's head now may be a commit the "
                      f"run never saw")
+
+
+def _checked_out(head: str, installs: Sequence[InstallResult]) -> None:
+    """A dispatch re-test runs on the default branch and checks the pull request's commit out
+    itself: its status may go only on the commit its GPU jobs' install reports say the
+    workspace was at. A `head_sha` input that differs, or no report that says, is refused: a
+    green on a commit the run never tested is the worst outcome."""
+    said = {result.label: result.workspace_commit for result in installs
+            if result.workspace_commit is not None}
+    if not said:
+        raise FatalError(f"a dispatch re-test's status goes only on the commit its jobs checked "
+                         f"out, and no install report says which (`workspace_commit`): give "
+                         f"the GPU jobs' install reports to `report`; nothing is set on "
+                         f"{head[:12]}", title="rocm-deps: comment")
+    other = {label: commit for label, commit in said.items() if commit != head}
+    if other:
+        shown = ", ".join(f"{label} at {commit[:12]}" for label, commit in sorted(other.items()))
+        raise FatalError(f"the status would go on {head[:12]} (`head_sha`), but this run "
+                         f"checked out another commit ({shown}): refusing to set a status on a "
+                         f"commit it did not test; dispatch the re-test with the `head_sha` it "
+                         f"checks out", title="rocm-deps: comment")
 
 
 def _triggering_suite(payload: Mapping[str, Any]) -> str:
@@ -155,7 +179,8 @@ def read_reports(paths: Sequence[Path], config: Config) -> tuple[
                              len(errors) if isinstance(errors, list) else 0))
         else:
             installs.append(InstallResult(_label(path), installed_from_json(document, names,
-                                                                            where)))
+                                                                            where),
+                                          workspace_commit_of(document, where)))
     if len(resolved) != 1:
         raise UsageError(f"comment needs exactly one resolve report among --report files "
                          f"(one with `overrides`); got {len(resolved)}")
