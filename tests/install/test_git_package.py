@@ -189,6 +189,39 @@ def test_an_install_whose_files_were_edited_is_not_up_to_date(
     assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "48"
 
 
+def shadow(box: Sandbox, tmp_path: Path, files: dict[str, str]) -> Path:
+    """Another copy of a package, first on the interpreter's sys.path through a `.pth` file
+    in its site-packages, as an earlier job on a persistent runner may leave one."""
+    copy = tmp_path / "shadow"
+    for relative, text in files.items():
+        (copy / relative).parent.mkdir(parents=True, exist_ok=True)
+        (copy / relative).write_text(text)
+    site = subprocess.run([box.python, "-I", "-c", "import sysconfig; "
+                           "print(sysconfig.get_paths()['purelib'])"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    Path(site, "aaa-earlier-job.pth").write_text(f"import sys; sys.path.insert(0, {str(copy)!r})\n")
+    return copy
+
+
+def test_a_shadowed_git_package_is_not_up_to_date_and_fails_naming_the_copy_that_wins(
+        cli: Cli, box: Sandbox, bridge: dict[str, str], tmp_path: Path) -> None:
+    """pip's record and every installed file are PR 41's, but a `.pth` file an earlier job
+    left puts another `megatron` first: the interpreter imports that one."""
+    assert state(install(cli, box, PR)) == "installed"
+    copy = shadow(box, tmp_path, {"megatron/__init__.py": "",
+                                  "megatron/bridge/__init__.py": "",
+                                  "megatron/bridge/models/__init__.py": "",
+                                  "megatron/bridge/models/gpt.py": "LAYERS = 999\n"})
+    assert imported(box, "megatron.bridge.models.gpt", "LAYERS") == "999"
+    result = install(cli, box, PR)
+    assert result.code == 1
+    assert state(result) == "failed"
+    assert (f"`import megatron` comes from {copy / 'megatron' / '__init__.py'}, not from the "
+            f"installed distribution (a `.pth` file or an earlier entry of sys.path wins)"
+            ) in result.stderr
+    assert "up to date" not in result.stderr
+
+
 def test_the_images_install_edited_after_rocm_deps_met_it_is_returned(
         cli: Cli, box: Sandbox, bridge: dict[str, str]) -> None:
     nothing = json.dumps({})

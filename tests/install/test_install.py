@@ -118,6 +118,27 @@ def test_rerun_is_up_to_date_and_fetches_nothing(cli: Cli, box: Sandbox) -> None
     assert snapshot(box.baked["megatron"]) == before
 
 
+def test_a_clone_shadowed_by_another_copy_is_not_up_to_date_and_fails_naming_it(
+        cli: Cli, box: Sandbox, tmp_path: Path) -> None:
+    """The clone is at the wanted commit, but a `.pth` file an earlier job left puts another
+    `megatron` first on sys.path: the interpreter does not import the clone."""
+    from tests.install.test_git_package import shadow
+
+    document = overrides(megatron="refs/pull/202/head")
+    assert install(cli, box, document).code == 0
+    copy = shadow(box, tmp_path, {"megatron/__init__.py": "LAYERS = 999\n"})
+    again = install(cli, box, document)
+    assert again.code == 1
+    report = json.loads(again.outputs["report"])["dependencies"]["megatron"]
+    assert report["state"] == "failed"
+    clone = box.baked["megatron"]
+    assert (f"megatron: the clone is at the wanted commit, but {box.python} imports `megatron` "
+            f"from {copy / 'megatron' / '__init__.py'}: installing it again") in again.stderr
+    assert (f"pip installed megatron editable from {clone}, but {box.python} imports "
+            f"`megatron` from {copy / 'megatron' / '__init__.py'}: a `.pth` file or an earlier "
+            f"entry of sys.path wins over the install") in report["error"]
+
+
 def test_rerun_after_ref_moved_or_tree_edited_reinstalls(cli: Cli, box: Sandbox) -> None:
     document = overrides(megatron="refs/pull/202/head")
     assert install(cli, box, document).code == 0

@@ -30,7 +30,10 @@ def probe(box: Sandbox, directory: Path) -> str:
 
 
 def test_the_probe_names_what_is_installed_editable_from_a_directory(box: Sandbox) -> None:
-    assert probe(box, box.baked["megatron"]) == f'["megatron-core", "{MEGATRON_BAKED}"]'
+    # Its name, its version, and where `import` finds each of its top-level modules.
+    megatron = box.baked["megatron"]
+    assert probe(box, megatron) == (f'["megatron-core", "{MEGATRON_BAKED}", {{"megatron": '
+                                    f'"{megatron / "megatron" / "__init__.py"}"}}]')
     # Two commits after v0.2.0's change log entries: the version setuptools-scm computed.
     baked = box.commits["sglang"]["baked"][:9]
     assert probe(box, box.baked["sglang"] / "python").startswith(

@@ -46,6 +46,7 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
         dist_info + "/METADATA": _metadata(version),
         dist_info + "/WHEEL": "Wheel-Version: 1.0\\nGenerator: tiny\\nRoot-Is-Purelib: true\\n"
                               "Tag: py3-none-any\\n",
+        dist_info + "/top_level.txt": PACKAGE + "\\n",  # as setuptools writes it
     }}
     record = []
     for path, text in files.items():

@@ -176,19 +176,53 @@ def needs_isolation(context: Context, dependency: DependencyConfig,
 
 
 def _installed_from(context: Context, directory: Path, what: str) -> str:
-    """The version the interpreter reports for what it now imports from `directory`."""
+    """The version the interpreter reports for what it now imports from `directory`; each of
+    its top-level modules must be found there (a `.pth` file or an earlier entry of sys.path
+    that makes `import` find another copy fails the step, naming the copy)."""
     python = context.settings.python
-    result = process.run(editable_probe_argv(python, directory), context.runner,
-                         env=pip_environment(context.settings.environ), echo=False)
-    try:
-        name, version = json.loads(result.stdout.strip() or "null")
-    except (TypeError, ValueError):
+    name, version, found = imported_from(context, directory)
+    if name is None:
         raise StepFailed("pip", f"pip reported success, but {python} has no distribution "
-                                f"installed editable from {directory} (exit code "
-                                f"{result.returncode}); {what} is not what it imports. Is "
-                                f"`python` the container's interpreter?") from None
-    context.runner.info(f"{what}: {python} imports {name} {version} from {directory}")
-    return str(version)
+                                f"installed editable from {directory}; {what} is not what it "
+                                f"imports. Is `python` the container's interpreter?")
+    elsewhere = shadowed(found, directory)
+    if elsewhere:
+        raise StepFailed("pip", f"pip installed {what} editable from {directory}, but {python} "
+                                f"imports {elsewhere}: a `.pth` file or an earlier entry of "
+                                f"sys.path wins over the install. Remove that copy (or the "
+                                f"`.pth` file that adds it), or use a fresh container")
+    checked = (f"{', '.join(sorted(found))} found there" if found else
+               "it lists no top-level module: where `import` finds it is not checked")
+    context.runner.info(f"{what}: {python} imports {name} {version} from {directory} "
+                        f"({checked})")
+    return version
+
+
+def imported_from(context: Context, directory: Path
+                  ) -> tuple[str | None, str, dict[str, str]]:
+    """The distribution installed editable from `directory` (None when there is none), its
+    version, and where `import` finds each of its top-level modules."""
+    result = process.run(editable_probe_argv(context.settings.python, directory),
+                         context.runner, env=pip_environment(context.settings.environ),
+                         echo=False)
+    try:
+        name, version, found = json.loads(result.stdout.strip() or "null")
+        return str(name), str(version), {str(top): str(where) for top, where in found.items()}
+    except (TypeError, ValueError, AttributeError):
+        return None, "", {}
+
+
+def shadowed(found: dict[str, str], directory: Path) -> str:
+    """The modules `import` finds outside `directory` (or not at all), said as such; "" when
+    every one is found inside it."""
+    root = directory.resolve()
+    outside = []
+    for top, where in sorted(found.items()):
+        if where.startswith("error: "):
+            outside.append(f"`{top}` not at all ({where[7:]})")
+        elif not Path(where).resolve().is_relative_to(root):
+            outside.append(f"`{top}` from {where}")
+    return ", ".join(outside)
 
 
 def rebuild_warning(context: Context, job: Job) -> None:

@@ -210,6 +210,9 @@ def _image_kept(context: Context, dependency: DependencyConfig, state: _State,
     if context.dry_run or current is None:
         return ""
     inspected = _inspect(context, dependency)
+    elsewhere = _elsewhere(inspected)
+    if elsewhere:
+        return "; ".join(elsewhere)
     captured = state.image_files()
     if captured is None:  # the first meeting: the image's files as they are
         state.save_image(current, inspected.blobs)
@@ -336,6 +339,7 @@ class Inspected:
     record: Installed | None
     blobs: dict[str, str]
     imported: dict[str, str]
+    location: str = ""  # where the distribution's files are (its site directory)
 
 
 def _inspect(context: Context, dependency: DependencyConfig) -> Inspected:
@@ -354,9 +358,10 @@ def _inspect(context: Context, dependency: DependencyConfig) -> Inspected:
         record = _installed(found["record"]) if found["record"] is not None else None
         blobs = {str(path): str(blob) for path, blob in dict(found["blobs"]).items()}
         imported = {str(top): str(where) for top, where in dict(found["imported"]).items()}
+        location = str(found.get("location", ""))
     except (ValueError, TypeError, KeyError, AttributeError):
         raise unreadable from None
-    return Inspected(record, blobs, imported)
+    return Inspected(record, blobs, imported, location)
 
 
 def _not_the_commits(inspected: Inspected, commit: str, tree: dict[str, str]) -> list[str]:
@@ -377,7 +382,27 @@ def _not_the_commits(inspected: Inspected, commit: str, tree: dict[str, str]) ->
               if where.startswith("error: ")}
     return [*([f"{len(differ)} installed file(s) differ from the commit's "
                f"({first_names(differ)})"] if differ else []),
-            *(f"`import {top}` failed: {where[7:]}" for top, where in broken.items())]
+            *(f"`import {top}` failed: {where[7:]}" for top, where in broken.items()),
+            *_elsewhere(inspected)]
+
+
+def _elsewhere(inspected: Inspected) -> list[str]:
+    """The top-level modules the interpreter imports from another place than the installed
+    distribution's files (a `.pth` file, an earlier entry of sys.path), each with that place."""
+    if not inspected.location:
+        return []
+    root = Path(inspected.location).resolve()
+    found = []
+    for top, where in sorted(inspected.imported.items()):
+        if where.startswith("error: "):
+            continue
+        path = Path(where).resolve()
+        relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else None
+        if relative is None or not (relative in inspected.blobs or any(
+                installed.startswith(f"{relative}/") for installed in inspected.blobs)):
+            found.append(f"`import {top}` comes from {where}, not from the installed "
+                         f"distribution (a `.pth` file or an earlier entry of sys.path wins)")
+    return found
 
 
 def _matched(inspected: Inspected, tree: dict[str, str]) -> int:

@@ -25,13 +25,26 @@ def install_argv(python: str, target: str, pip_args: Sequence[str], *, editable:
 
 
 # Run by the interpreter under test after `pip install -e DIR`: which distribution is
-# installed editable from DIR, and its version (pip records it in direct_url.json). An exit
-# code of 0 from pip proves nothing: `--python /bin/true` "succeeds" too.
+# installed editable from DIR, its version (pip records it in direct_url.json), and where each
+# of its top-level modules is found (`find_spec`: the module is located as `import` would,
+# without running it). An exit code of 0 from pip proves nothing: `--python /bin/true`
+# "succeeds" too; and a `.pth` file or an earlier entry of sys.path can make `import` find
+# another copy than DIR's.
 EDITABLE_FROM_PROBE = """\
-import json, sys, urllib.parse
+import importlib.util, json, sys, urllib.parse
 from importlib.metadata import distributions
 from pathlib import Path
 target = Path(sys.argv[1]).resolve()
+def where(top):
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError) as error:
+        return "error: " + type(error).__name__ + ": " + str(error)[:200]
+    if spec is None:
+        return "error: nothing on sys.path provides it"
+    if spec.origin not in (None, "namespace"):
+        return spec.origin
+    return next(iter(spec.submodule_search_locations or ()), "error: no location")
 for distribution in distributions():
     try:
         document = json.loads(distribution.read_text("direct_url.json") or "null")
@@ -41,7 +54,13 @@ for distribution in distributions():
         continue
     url = urllib.parse.urlparse(document.get("url", ""))
     if url.scheme == "file" and Path(urllib.parse.unquote(url.path)).resolve() == target:
-        print(json.dumps([distribution.metadata["Name"], distribution.version]))
+        tops = (distribution.read_text("top_level.txt") or "").split()
+        if not tops:  # no top_level.txt: the distribution's name as a module, when DIR has it
+            guess = distribution.metadata["Name"].replace("-", "_")
+            tops = [guess] if (target / guess).is_dir() or (target / (guess + ".py")).is_file() \\
+                else []
+        print(json.dumps([distribution.metadata["Name"], distribution.version,
+                          {top: where(top) for top in tops if top.isidentifier()}]))
         break
 """
 

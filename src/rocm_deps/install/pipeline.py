@@ -259,8 +259,26 @@ class Installer:
             return False
         if not self._extensions_as_built(job):
             return False
-        return all(git.try_apply_check(patch.path, reverse=True, echo=False)
-                   for patch in job.patches if patch.label in record.present_patches)
+        if not all(git.try_apply_check(patch.path, reverse=True, echo=False)
+                   for patch in job.patches if patch.label in record.present_patches):
+            return False
+        return self._imports_from_the_clone(job)
+
+    def _imports_from_the_clone(self, job: Job) -> bool:
+        """An installed clone is up to date only while `import` finds its modules in the clone
+        (a `.pth` file an earlier job left can put another copy first)."""
+        if not job.dependency.install_dir:
+            return True  # only cloned: the interpreter imports nothing from it
+        directory = Path(job.dependency.clone) / job.dependency.install_dir
+        name, _, found = build.imported_from(self.context, directory)
+        elsewhere = build.shadowed(found, directory) if name is not None else (
+            f"no distribution installed editable from {directory}")
+        if elsewhere:
+            self.runner.warning(f"{job.dependency.name}: the clone is at the wanted commit, but "
+                                f"{self.settings.python} imports {elsewhere}: installing it "
+                                f"again", title=f"rocm-deps: {job.dependency.name} install "
+                                                f"changed")
+        return not elsewhere
 
     def _extensions_as_built(self, job: Job) -> bool:
         """With `compile-inputs`: every extension file is the one the recorded build left
