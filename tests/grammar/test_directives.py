@@ -35,6 +35,7 @@ COMMENT = "is read as a comment"
 COMMIT_URL = f"https://github.com/sgl-project/sglang/pull/30421/commits/{SHA}"
 
 # (id, body, expected refs per dependency, error substring, warning substring)
+AFTER = "`ci-sglang-pr:` follows other text on the line"
 CASES = [
     # ---- value forms (docs/directives.md, the value table) ----
     ("pr-hash", "ci-sglang-pr: #30421", {"sglang": "refs/pull/30421/head"}, None, None),
@@ -276,7 +277,10 @@ CASES = [
     ("code-span-over-the-line", "`ci-sglang-pr: #1`", {}, AS_CODE, None),
     ("code-span-over-the-key", "`ci-sglang-pr`: #1", {}, AS_CODE, None),
     # A code span keeps its line ends as blanks: GitHub shows it in the middle of one line.
-    ("code-span-across-lines", "a `b\nci-sglang-pr: #1\nc` d", {}, None, None),
+    # Every key the page shows is applied or refused: in a code span after other code, it is
+    # recorded as code (an error while nothing else names SGLang).
+    ("code-span-across-lines", "a `b\nci-sglang-pr: #1\nc` d", {}, "as code (a code span or "
+     "`<code>`)", None),
     ("struck-through", "~~ci-sglang-pr: #1~~", {}, None,
      "GitHub shows this line struck through (`~~` or `<del>`), so it is not applied"),
     ("struck-one-tilde", "~ci-sglang-pr: #1~", {}, None, "struck through"),
@@ -311,7 +315,8 @@ CASES = [
      {"megatron": "refs/pull/84/head"}, None, None),
     ("div-starts-a-line", "Deps: <div>ci-sglang-pr: #5</div>", {"sglang": "refs/pull/5/head"},
      None, None),
-    ("span-does-not", "Deps: <span>ci-sglang-pr: #5</span>", {}, None, None),
+    ("span-does-not", "Deps: <span>ci-sglang-pr: #5</span>", {}, "`ci-sglang-pr:` follows "
+     "other text on the line", None),
     ("backticks-glued-to-a-word", "ci-sglang-pr: `release/v0.5`-rc1", {},
      "with no space, so GitHub shows one word, `release/v0.5-rc1`", None),
     ("backticks-then-a-period", "ci-sglang-pr: `#5`.", {"sglang": "refs/pull/5/head"}, None,
@@ -348,8 +353,10 @@ CASES = [
     ("after-a-struck-word", "a <del>x</del>\nci-sglang-pr: #1", {"sglang": "refs/pull/1/head"},
      None, None),
     ("equals-sign", "ci-sglang-pr = #12", {}, "`=` stands where the key needs `:`", None),
-    ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, None, None),
-    ("inline-code-example", "Write `ci-sglang-pr: #12` to test", {}, None, None),
+    ("mid-sentence", "Please set ci-sglang-pr: #12 here", {}, "`ci-sglang-pr:` follows "
+     "other text on the line", None),
+    ("inline-code-example", "Write `ci-sglang-pr: #12` to test", {}, "as code (a code span or "
+     "`<code>`)", None),
     ("prose-mention", "The ci-sglang-pr directive is documented", {}, None, None),
     ("unrelated-colons", "Fixes: #99\nNote: nothing\nhttps://example.com", {}, None, None),
     # ---- defect 2: typo'd keys are errors with a suggestion ----
@@ -380,7 +387,8 @@ CASES = [
      "over the 1 MiB limit", None),
     # ---- as a browser lays out an HTML block, and text GitHub shows before the key ----
     # a raw HTML block's newlines are spaces: `Deps: ci-sglang-pr: #12` is one line, prose
-    ("html-block-lines-run-on", "<div>\nDeps:\nci-sglang-pr: #12\n</div>", {}, None, None),
+    ("html-block-lines-run-on", "<div>\nDeps:\nci-sglang-pr: #12\n</div>", {},
+     "`ci-sglang-pr:` follows other text on the line", None),
     ("html-block-value-on-next-line", "<div>\nci-sglang-pr:\n#12\n</div>", {"sglang": PR},
      None, None),
     ("html-block-br-starts-a-line", "<div>\nDeps:<br>\nci-sglang-pr: #12\n</div>",
@@ -406,9 +414,9 @@ CASES = [
     ("code-key-in-a-cell-of-several", "| a | b |\n|---|---|\n| `ci-sglang-pr`: #12 | x |", {},
      "one cell of a table row with several cells", None),
     # a container's end tag ends a raw <div> left open in it: a later </div> starts no line
-    ("div-ended-by-its-list-item", "- <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
-    ("div-ended-by-its-quote", "> <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
-    ("div-ended-by-its-heading", "# <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, None, None),
+    ("div-ended-by-its-list-item", "- <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, AFTER, None),
+    ("div-ended-by-its-quote", "> <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, AFTER, None),
+    ("div-ended-by-its-heading", "# <div>\n\nDeps:</div>ci-sglang-pr: #12", {}, AFTER, None),
     ("div-still-open-in-its-item", "- a\n\n  <div>\n  Deps:</div>ci-sglang-pr: #12",
      {"sglang": PR}, None, None),
     # <del> stays struck where no <p> is open for a block tag to close

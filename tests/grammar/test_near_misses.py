@@ -160,7 +160,6 @@ PROSE = [
     "ci-sglang-pr is broken on main",             # the key followed by words
     "sglang: bumped the defaults",                # the name alone
     "megatron: rebased on the new release",
-    "Please set ci-sglang-pr: #12 here",          # the key in the middle of a sentence
     "The ci-sglang-pr directive is documented",
     "ci-sglang: bumped the defaults",             # a key variant followed by words
     "sglang-pr #1234 fixes the bug on MI350",     # no colon, and words after the value

@@ -61,7 +61,6 @@ _DIRECTIVE_LINE = (r"(?P<indent>[ ]{0,3})(?P<markers>(?:(?:[-*+>]|[0-9]{1,9}[.)]
 _MENTION = (r"(?<![A-Za-z0-9-])(?:ci-[" + re.escape(KEY_CHARACTERS)
             + r"]{{1,64}}?-pr|{keys})(?![A-Za-z0-9-])"
             r"(?=[*_`\\\s\x1c-\x1f]*[:=])")
-_TASK_BOX = re.compile(r"\[[ xX]\]")
 # Markers and task boxes a page shows as text before a key (`1.` in a `<div>`): the key's
 # spelling is checked after them.
 _SHOWN_MARKERS = re.compile(r"(?:[ \t]*(?:\[[ xX]\][ \t]+|(?:[-+*>]|[0-9]{1,9}[.)])(?:[ \t]+|$)))*"
@@ -98,9 +97,12 @@ def parse_body(body: str | None, dependencies: Sequence[RefKey],
         return ParsedBody({}, (Finding(
             "error", f"the pull request body is {size} bytes, over the 1 MiB limit; "
                      "directives are not read from bodies this large"),))
+    rendered_here = html_page is None
     if html_page is None:
         html_page = render(text) if text.strip() else ""
-    return _Parser(dependencies, values, repository, text).parse(shown_lines(html_page))
+    # Rendered here, the author's raw HTML has not been through GitHub's sanitizer yet.
+    return _Parser(dependencies, values, repository, text).parse(
+        shown_lines(html_page, sanitize=rendered_here))
 
 
 class _Parser:
@@ -137,6 +139,7 @@ class _Parser:
             self._code(number, text, text, AS_CELL)
             return
         lead = shown.leading_code()
+        self._keys_in_code(number, shown, lead)
         if lead:
             # Code first: a directive in it (or whose key it covers, `ci-x-pr`: #1) is shown
             # as code; one after the code starts mid-line.
@@ -170,6 +173,30 @@ class _Parser:
                         for character, code in zip(text, shown.code, strict=True)
                         ) if any(shown.code) else text
         self._text(number, text, prose, shown)
+
+    def _keys_in_code(self, number: int, shown: ShownLine, lead: int) -> None:
+        """A key shown as code after other text of its code (a code span over `foo
+        ci-sglang-pr: #1`, a code block's `echo ci-sglang-pr: #1`) is not applied, but never
+        dropped: it is recorded as code, as one at the start of the code is (`code_findings`
+        decides whether it fails the run). The line's leading code is read from its start
+        by `_line`; a key at its very start is that."""
+        text, code = shown.text, shown.code
+        start = 0
+        while start < len(text):
+            if not code[start]:
+                start += 1
+                continue
+            end = start
+            while end < len(text) and code[end]:
+                end += 1
+            run = text[start:end]
+            for mention in self.mention.finditer(run):
+                if start == 0 and end == lead and without_markers(run.strip(" \t")).startswith(
+                        mention.group(0)):
+                    continue  # the start of the leading code: `_line` reads it
+                where = AS_BLOCK if shown.block else AS_CODE
+                self._code(number, text, run[mention.start():], where)
+            start = end
 
     def _text(self, number: int, line: str, prose: str, shown: ShownLine | None) -> None:
         invisible = find_invisible(line)
@@ -219,11 +246,13 @@ class _Parser:
         if near_miss is not None:
             self._add("error", number, line, near_miss)
             return
-        if self._looks_like_directive(prose):
+        mention = self._mentioned(prose)
+        if mention is not None:
             self._add("error", number, line,
                       f"GitHub shows `{quote(line)}`, which names a directive but does not start "
-                      f"with it, so it is not applied; write the directive at the start of a "
-                      f"line of its own, such as `{self.example_key}: #1234`")
+                      f"with it, so it is not applied (`{quote(mention)}:` follows other text "
+                      f"on the line); write the directive at the start of a line of its own, "
+                      f"such as `{self.example_key}: #1234`")
 
     def _value_of(self, number: int, line: str, start: int,
                   shown: ShownLine | None) -> tuple[str, str, bool]:
@@ -245,6 +274,19 @@ class _Parser:
             while end < len(line) and line[end] not in " \t":
                 end += 1
         raw = line[position:end].strip(" \t")
+        if shown is not None and end > position and shown.links[position] is not None:
+            # Sentence punctuation after a link GitHub rewrote (a URL it shows as `#N`) is
+            # not part of the link: the URL the author wrote, then the punctuation, as the
+            # page without a token reads it (the URL's reading drops the punctuation).
+            linked_end = end
+            while linked_end > position + 1 and shown.links[linked_end - 1] is None and (
+                    line[linked_end - 1] in ".,;:!?)"):
+                linked_end -= 1
+            if linked_end < end and len(set(shown.links[position:linked_end])) == 1:
+                text = line[position:linked_end]
+                target = linked(self.locator.source(number), text, shown.links[position])
+                if target != text:
+                    return target + line[linked_end:end], line[end:], False
         if shown is not None and end > position:
             links = set(shown.links[position:end])
             target = (linked(self.locator.source(number), raw, links.pop())
@@ -355,16 +397,14 @@ class _Parser:
         folded = key.casefold()
         return folded in self.by_key or UNKNOWN_KEY.fullmatch(folded) is not None
 
-    def _looks_like_directive(self, line: str) -> bool:
-        """A key followed by `:` or `=` with only markup before it (emphasis, a task box, a
-        number); a key in the middle of a sentence is prose and stays silent."""
+    def _mentioned(self, line: str) -> str | None:
+        """A key followed by `:` or `=` anywhere on a line that does not start with it (after
+        markup, a task box, words of a sentence, another directive's value): every key the
+        page shows is applied or refused, never dropped. None when there is none."""
         if ":" not in line and "=" not in line:
-            return False
+            return None
         mention = self.mention.search(line)
-        if mention is None:
-            return False
-        before = _TASK_BOX.sub("", line[:mention.start()])
-        return not any(character.isalpha() for character in before)
+        return mention.group(0) if mention is not None else None
 
     def _directive(self, number: int, line: str, match: re.Match[str],
                    shown: ShownLine | None) -> None:
@@ -382,6 +422,26 @@ class _Parser:
                       f"is unclear; write the value alone, or all of it in back-ticks")
             return
         trailing = after.strip(" \t")
+        same = shown is not None and shown.text == line
+        value_end = len(line) - len(after)
+        if same and shown is not None and any(shown.odd[:value_end]):
+            self._add("error", number, line,
+                      f"GitHub shows `{quote(line)}` with part of it not as plain text (raised "
+                      f"or lowered: `<sup>`, `<sub>`, a footnote marker; an annotation: "
+                      f"`<ruby>`; reordered: `<bdo>`, `dir`), so the value a reader sees is not "
+                      f"the one written; write the directive as plain text, with nothing "
+                      f"touching the value")
+            return
+        after_shown = "".join(" " if code else character for character, code in zip(
+            after, shown.code[value_end:], strict=True)) if same and shown is not None else after
+        second = self._mentioned(after_shown)
+        if second is not None:
+            self._add("error", number, line,
+                      f"GitHub shows `{quote(second)}:` after the value on the same line as "
+                      f"`{key}:`, so neither is applied: each directive needs a line of its "
+                      f"own (on the page lines written apart can run on: raw HTML joins them); "
+                      f"write `{key}: {raw}` and the next on a line each")
+            return
         # Sentence punctuation ends a word only before a blank or the line's end
         # (`v0.5`.1 shows as the one word `v0.5.1`; `v0.5`. ends a sentence).
         punctuation = len(after) - len(after.lstrip(".,;:!?)"))

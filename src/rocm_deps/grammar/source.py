@@ -15,6 +15,10 @@ PULL_REQUEST = re.compile(
     rf"(?:(?P<repository>{REPOSITORY_NAME})?#(?P<number>[0-9]{{1,9}})|https://github\.com/"
     rf"(?P<url_repository>{REPOSITORY_NAME})/pull/(?P<url_number>[0-9]{{1,9}})"
     rf"(?:[/#?][^\s]*)?)")
+# A pull request's or an issue's page: GitHub shows a link to either as `#N` or
+# `owner/repo#N`, alike.
+_NUMBERED_PAGE = re.compile(rf"https://github\.com/(?P<repository>{REPOSITORY_NAME})/"
+                            rf"(?:pull|issues)/(?P<number>[0-9]{{1,9}})(?:[/#?][^\s]*)?")
 # The target of a commit link GitHub put around a SHA it shows short.
 _COMMIT_LINK = re.compile(r"https://github\.com/[^/]+/[^/]+/commit/(?P<sha>[0-9a-f]{40}|"
                           r"[0-9a-f]{64})")
@@ -52,12 +56,13 @@ def linked(source: str, text: str, target: str | None) -> str:
     named."""
     if target is None or target == text:
         return text
-    pull = PULL_REQUEST.fullmatch(target)
-    if (pull is not None and pull.group("url_number") is not None
-            and text.casefold() in (f"#{pull.group('url_number')}", (
-                f"{pull.group('url_repository')}#{pull.group('url_number')}").casefold())
+    page = _NUMBERED_PAGE.fullmatch(target)
+    if (page is not None and text.casefold() in (f"#{page.group('number')}", (
+            f"{page.group('repository')}#{page.group('number')}").casefold())
             and written_as_text(source, target)):
-        return target  # the author wrote the URL; GitHub shows it shorter
+        # The author wrote the URL (a pull request's, or an issue's: GitHub shows both
+        # shorter, alike); it is what they named.
+        return target
     commit = _COMMIT_LINK.fullmatch(target)
     if commit is not None:
         sha = commit.group("sha")
