@@ -456,6 +456,8 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
             "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
         assert code == 0, log[-4000:]
         assert github.log == [
+            # The configuration on the default branch (none here: Miles' built-in profile).
+            "GET /repos/radixark/miles/contents/.github/rocm-deps.toml",
             "GET /repos/radixark/miles/pulls/7", "GET /repos/sgl-project/sglang/pulls/102",
             "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100",
             "POST /repos/radixark/miles/issues/7/comments",
@@ -582,7 +584,7 @@ def test_the_ported_rocm_suite_resolves_then_installs(tmp_path: Path, box: Sandb
     assert code == 0, log[-4000:]
     # The image from dispatch only: the body's tag gets a notice, the default is used.
     assert "image_tag=miles-rocm720-mi35x" in log
-    assert "is not applied: in the `rocm` profile image-tag comes from" in log
+    assert "is not applied: in the `miles-rocm` profile image-tag comes from" in log
     assert git(box.baked["megatron"], "rev-parse", "HEAD") == box.commits["megatron"]["pr"]
     assert installed_version(box, "megatron-core") == MEGATRON_PR
     assert git(box.baked["megatron"], "apply", "--check", "--reverse",

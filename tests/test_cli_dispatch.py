@@ -107,7 +107,7 @@ def test_the_command_interface_is_typed_and_the_profile_named_once() -> None:
         "resolve": True, "install": True, "merge-check": True, "comment": True,
         "sweep": True, "demo": False}
     source = [path.read_text(encoding="utf-8") for path in (ROOT / "src").rglob("*.py")]
-    assert sum(text.count('"rocm"') for text in source) == 2
+    assert sum(text.count('"miles-rocm"') for text in source) == 2
     assert not [text for text in source if re.search(r"getattr\([^)]*ACTION", text)]
 
 

@@ -56,4 +56,5 @@ def test_the_local_api_serves_the_example_and_reports_what_the_sweep_wrote(
     assert {head: [(status["context"], status["state"]) for status in entries]
             for head, entries in statuses.items()} == {
         "42" * 20: [("rocm-deps: ROCm suite", "pending")]}
-    assert report["requests"][0] == "POST /api/graphql"  # the open pull requests
+    assert report["requests"][:2] == [  # the configuration, then the open pull requests
+        "GET /repos/radixark/miles/contents/.github/rocm-deps.toml", "POST /api/graphql"]

@@ -5,6 +5,7 @@ reads `os.environ`."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, cast
 
-from rocm_deps import __version__, edge, process
+from rocm_deps import __version__, convention, edge, process
 from rocm_deps.errors import (
     EXIT_CODES,
     EXIT_FAILURE,
@@ -132,8 +133,14 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
         given = read_options()
         token = edge.token_of(given, environ)  # the one read of the token
         _mask(token, runner)  # before anything else is printed
-        built = front(given.command).build(given, edge.Edge(environ, Path.cwd(),
-                                                            edge.Interpreter.current(), token))
+        at = edge.Edge(environ, Path.cwd(), edge.Interpreter.current(), token)
+        found = convention.find(given, at, runner)
+        if found is not None:
+            if found.text is not None or environ.get("GITHUB_ACTIONS") == "true":
+                runner.info(f"rocm-deps: configuration: {found.source}")
+            for notice in found.notices:
+                runner.notice(notice, title="rocm-deps: configuration")
+        built = front(given.command).build(given, dataclasses.replace(at, found=found))
         return back(given.command).run(built, runner)
     except FatalError as error:
         runner.error(error.message, title=error.title)

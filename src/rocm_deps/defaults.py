@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-# The built-in settings (config/profiles.py): the first is the default.
-Profile = Literal["rocm", "cuda"]
+# The built-in settings (config/profiles.py), named for whose they are: Miles' ROCm suite
+# (the default), Miles' CUDA suite, or none of Miles' (only what the configuration file says).
+Profile = Literal["miles-rocm", "miles-cuda", "none"]
 DEFAULT_PROFILE: Profile = get_args(Profile)[0]
+# Their names before 1.2, still taken: Miles' workflows say `profile: cuda`.
+PROFILE_ALIASES: dict[str, Profile] = dict(zip(("rocm", "cuda"), get_args(Profile), strict=False))
 OutputFormat = Literal["text", "json"]
 # auto: the live body (the API) when there is a token, else the event's.
 BodySource = Literal["auto", "event", "api"]

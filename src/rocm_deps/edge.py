@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import cast
 
 from rocm_deps.config import REPOSITORY, Config, load_config
-from rocm_deps.config.profiles import Profile
+from rocm_deps.config.profiles import profile_named
 from rocm_deps.contract.manifest import checked_suite
 from rocm_deps.environment import absolute_search_path, child_environment
 from rocm_deps.errors import UsageError
@@ -47,6 +47,16 @@ class Interpreter:
 
 
 @dataclass(frozen=True)
+class FoundConfig:
+    """The configuration file found by convention (`convention.find`): its text (None: none
+    was found, the built-in profile alone), and what was read, for the step's log."""
+
+    text: str | None
+    source: str
+    notices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Edge:
     """What a command's `build` may read of the process: its environment, its working
     directory, its own interpreter, and the GitHub token (read once, by `cli.execute`, from
@@ -56,6 +66,7 @@ class Edge:
     cwd: Path
     interpreter: Interpreter
     token: str | None = None
+    found: FoundConfig | None = None  # the configuration file found by convention
 
 
 @dataclass(frozen=True)
@@ -90,8 +101,17 @@ class ApiSettings:
     environ: Mapping[str, str] = field(default_factory=dict)
 
 
-def config_of(given: Given) -> Config:
-    return load_config(given.optional("config"), cast(Profile, given.text("profile")))
+def config_of(given: Given, at: Edge) -> Config:
+    """An explicit `config` file, else what was found by convention (`at.found`), over the
+    profile `profile` names (else the file's own, else the default)."""
+    named = given.optional("profile")
+    profile = profile_named(named) if named else None
+    explicit = given.optional("config")
+    if explicit is not None or at.found is None:
+        return load_config(explicit, profile)
+    found = at.found
+    return load_config(None, profile, text=found.text,
+                       source=found.source if found.text is not None else None)
 
 
 def output_format(given: Given) -> OutputFormat:

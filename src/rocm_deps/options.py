@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from rocm_deps.defaults import DEFAULT_BOT as DEFAULT_BOT
-from rocm_deps.defaults import DEFAULT_PROFILE, Policy, Profile
+from rocm_deps.defaults import DEFAULT_PROFILE, PROFILE_ALIASES, Policy, Profile
 from rocm_deps.defaults import DEFAULT_TRUSTED as DEFAULT_TRUSTED
 from rocm_deps.defaults import GUARD_CONTEXT as GUARD_STATUS
 from rocm_deps.defaults import BodySource as BodySource
@@ -84,10 +84,14 @@ def default_of(options: Sequence[Option], name: str) -> Any:
 
 
 # The rows several commands share; each command's `OPTIONS` lists those it reads.
-CONFIG = Option("config", "TOML file overriding the built-in configuration", "F")
-PROFILE = Option("profile", "the built-in settings: rocm (the MI350 suite) or cuda (the CUDA "
-                 "suite: default branches, release-lock.json, no patches, no pip install)",
-                 default=DEFAULT_PROFILE, choices=get_args(Profile))
+CONFIG = Option("config", "TOML file overriding the built-in configuration (default: "
+                "`.github/rocm-deps.toml`, in a workflow as it is on the base branch)", "F")
+PROFILE = Option("profile", "the built-in settings, named for whose they are: miles-rocm "
+                 "(Miles' MI350 suite), miles-cuda (Miles' CUDA suite: default branches "
+                 "miles-main / sglang-miles, release-lock.json, no patches, no pip install), "
+                 "none (only what the configuration file declares); rocm and cuda are their "
+                 f"former names (default: the file's `profile`, else {DEFAULT_PROFILE})",
+                 choices=(*get_args(Profile), *PROFILE_ALIASES))
 FORMAT = Option("format", "json prints the report on stdout (logs go to stderr)",
                 default=get_args(OutputFormat)[0], choices=get_args(OutputFormat), action=False)
 EVENT_PATH = Option("event-path", "event payload JSON (default: $GITHUB_EVENT_PATH)", "F",

@@ -205,8 +205,9 @@ def test_workflow_run_reads_the_body_of_its_pull_request_from_the_api(
     assert result.code == 0, result.stderr
     assert (result.outputs["sglang_ref"], result.outputs["sglang_sha"]) == (
         "refs/pull/30421/head", PR_HEAD)
-    assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
-                               "/api/v3/repos/sgl-project/sglang/pulls/30421"]
+    assert github.requests == [  # the configuration on the default branch, by convention
+        "/api/v3/repos/radixark/miles/contents/.github/rocm-deps.toml",
+        "/api/v3/repos/radixark/miles/pulls/7", "/api/v3/repos/sgl-project/sglang/pulls/30421"]
 
 
 def test_a_token_echoed_by_the_api_is_masked_in_every_channel(

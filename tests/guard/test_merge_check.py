@@ -281,14 +281,17 @@ def test_body_source_api_judges_the_current_description_not_the_payload(
         env = {"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": "ghp_mergecheckTEST0123"}
         argv = ("merge-check", "--event-name", "pull_request", "--event-path", path,
                 "--github-token-env", "TEST_GITHUB_TOKEN")
+        # Each run reads the base branch's configuration first (by convention: none here).
+        config = "/api/v3/repos/radixark/miles/contents/.github/rocm-deps.toml"
         replayed = cli(*argv, "--body-source", "event", env=env)
         assert replayed.code == 0, replayed.stderr
-        assert github.requests == []
+        assert github.requests == [config]
+        github.requests.clear()
         for chosen in ((), ("--body-source", "api")):  # with a token, live by default
             live = cli(*argv, *chosen, env=env)
             assert live.code == 1
             assert "`ci-sglang-pr: #102`: sgl-project/sglang#102 is still open" in live.stderr
-            assert github.requests == ["/api/v3/repos/radixark/miles/pulls/7",
+            assert github.requests == [config, "/api/v3/repos/radixark/miles/pulls/7",
                                        "/api/v3/repos/sgl-project/sglang/pulls/102",
                                        f"/api/v3/repos/radixark/miles/statuses/{'5' * 40}"]
             github.requests.clear()

@@ -60,7 +60,9 @@ def test_a_fork_pull_requests_workflow_run_finds_its_pull_request_by_head(
     assert result.code == 0, result.stderr
     assert result.outputs["sglang_sha"] == SGLANG_HEAD
     assert json.loads(result.stdout)["named_by"] == "body"
-    assert github.log[:2] == [
+    # The configuration on the default branch (none here), then the run's pull request.
+    assert github.log[:3] == [
+        "GET /repos/radixark/miles/contents/.github/rocm-deps.toml",
         "GET /repos/radixark/miles/pulls?head=mallory%3Afix&per_page=100&state=open",
         "GET /repos/sgl-project/sglang/pulls/30421"]
 

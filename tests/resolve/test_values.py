@@ -90,7 +90,7 @@ def test_in_the_rocm_profile_a_body_tag_is_not_applied_and_a_notice_says_why(
     assert result.outputs["image_tag"] == "miles-rocm720-mi35x"
     assert report["values"]["image-tag"]["source"] == "default"
     assert ("::notice title=rocm-deps::line 1: `ci-image-tag: nightly` is not applied: in the "
-            "`rocm` profile image-tag comes from the dispatch input `ci_image_tag` only (body "
+            "`miles-rocm` profile image-tag comes from the dispatch input `ci_image_tag` only (body "
             "lines name the CUDA suite's image)") in result.stderr
 
 

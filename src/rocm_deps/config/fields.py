@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from rocm_deps.defaults import DEFAULT_PROFILE, PROFILE_ALIASES, Profile
 from rocm_deps.environment import PROTECTED_VARIABLES
 from rocm_deps.errors import UsageError
 from rocm_deps.grammar.keys import CodeDirectives, ValueKind
@@ -226,6 +227,11 @@ API: Mapping[str, Field] = _rows(
 )
 
 TOP_LEVEL: Mapping[str, Field] = _rows(
+    Field("profile", str, DEFAULT_PROFILE, "The built-in settings this file starts from: "
+          "`miles-rocm` (Miles' ROCm suite: SGLang, Megatron-LM with Miles' ROCm patch, "
+          "Megatron-Bridge, the image tag), `miles-cuda` (Miles' CUDA suite), or `none` (nothing "
+          "but what this file declares). An input `profile` wins over it.",
+          choices=(*get_args(Profile), *PROFILE_ALIASES)),
     Field("dependencies", dict, (), "`[dependencies.<name>]` tables, one per dependency."),
     Field("values", dict, (), "`[values.<name>]` tables, one per value directive."),
     Field("install", dict, (), "The `[install]` table."),

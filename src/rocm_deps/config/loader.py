@@ -37,40 +37,59 @@ from rocm_deps.config.model import (
     ValueConfig,
 )
 from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
-from rocm_deps.config.profiles import BUILTIN_DEFAULTS, PROFILES, Profile
-from rocm_deps.defaults import DEFAULT_PROFILE
+from rocm_deps.config.profiles import PROFILES, Profile, profile_named
+from rocm_deps.defaults import DEFAULT_PROFILE, PROFILE_ALIASES
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded, toml_parser
 from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
 from rocm_deps.grammar.values import check_value
 
 
-def load_config(path: str | Path | None, profile: Profile = DEFAULT_PROFILE) -> Config:
-    """A profile's built-in defaults, overridden by the TOML file at `path` when given."""
-    if path is None:
-        return build_config({}, source="built-in defaults", profile=profile)
+def load_config(path: str | Path | None, profile: Profile | None = None, *,
+                text: str | None = None, source: str | None = None) -> Config:
+    """A profile's built-in settings, overridden by a TOML file: the one at `path`, or `text`
+    (a file read elsewhere: by convention, through the API), described by `source`. The
+    profile: `profile` when given (an input), else the file's own `profile` key, else
+    DEFAULT_PROFILE."""
+    if path is not None:
+        source = str(path)
+        if not Path(path).exists():
+            where = ("" if Path(path).is_absolute() else
+                     f" (a relative path is read from the working directory, {Path.cwd()})")
+            raise UsageError(f"configuration file {source} does not exist{where}. In a job, "
+                             f"check out the repository that holds it first (actions/checkout) "
+                             f"and give its path relative to the workspace",
+                             title="Invalid configuration")
+        text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
+    if text is None:
+        return build_config({}, source=source or "built-in defaults",
+                            profile=profile or DEFAULT_PROFILE)
+    source = source or "the configuration"
     tomllib = toml_parser()
-    source = str(path)
-    if not Path(path).exists():
-        where = ("" if Path(path).is_absolute() else
-                 f" (a relative path is read from the working directory, {Path.cwd()})")
-        raise UsageError(f"configuration file {source} does not exist{where}. In a job, check "
-                         f"out the repository that holds it first (actions/checkout) and give "
-                         f"its path relative to the workspace", title="Invalid configuration")
-    text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{source}: not valid TOML: {error}") from None
     except RecursionError:
         raise UsageError(f"{source}: not valid TOML: nested too deeply") from None
-    return build_config(document, source=source, profile=profile)
+    return build_config(document, source=source, profile=profile, text=text)
 
 
-def build_config(document: Mapping[str, Any], *, source: str,
-                 profile: Profile = DEFAULT_PROFILE) -> Config:
+def build_config(document: Mapping[str, Any], *, source: str, profile: Profile | None = None,
+                 text: str | None = None) -> Config:
     fail = Fail(source)
-    merged = _merge(_merge(BUILTIN_DEFAULTS, PROFILES[profile]), document)
+    own = document.get("profile")
+    if profile is not None:  # an input (an older name too)
+        profile = profile_named(profile) or DEFAULT_PROFILE
+    if profile is None and own is not None:
+        named = profile_named(own) if isinstance(own, str) else None
+        if named is None:
+            names, former = ", ".join(PROFILES), ", ".join(PROFILE_ALIASES)
+            raise fail("profile", f"must be one of {names} (or {former}, their former names)")
+        profile = named
+    profile = profile or DEFAULT_PROFILE
+    merged = _merge(PROFILES[profile], {key: value for key, value in document.items()
+                                        if key != "profile"})
     top = table_values(merged, TOP_LEVEL, "", fail)
     dependencies = tuple(
         _dependency(name, table, fail) for name, table in top.get("dependencies", {}).items()
@@ -80,12 +99,32 @@ def build_config(document: Mapping[str, Any], *, source: str,
     _check_unique((*dependencies, *values), fail)
     _check_outputs(dependencies, values, fail)
     # The top level's own keys (not its tables), with their rows' defaults.
-    scalars = {key: row for key, row in TOP_LEVEL.items() if row.type is not dict}
+    scalars = {key: row for key, row in TOP_LEVEL.items() if row.type is not dict
+               and key != "profile"}
     return Config(dependencies=dependencies, install=_install(top.get("install", {}), fail),
                   api=ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail),
                                           API)),
-                  source=source, values=values, profile=profile,
+                  source=source, values=values, profile=profile, text=text,
                   **_fields({key: top[key] for key in scalars if key in top}, scalars))
+
+
+def origins(config: Config) -> dict[str, str]:
+    """Each key the configuration sets -> where its value comes from: the file (its source)
+    or the built-in profile; a key neither sets has its row's default (not listed)."""
+    document = toml_parser().loads(config.text) if config.text is not None else {}
+    found: dict[str, str] = {}
+
+    def walk(table: Mapping[str, Any], origin: str, prefix: str = "") -> None:
+        for key, value in table.items():
+            name = f"{prefix}{key}"
+            if isinstance(value, Mapping):
+                walk(value, origin, f"{name}.")
+            else:
+                found[name] = origin
+
+    walk(PROFILES[config.profile], f"the built-in profile {config.profile}")
+    walk({key: value for key, value in document.items() if key != "profile"}, config.source)
+    return found
 
 
 def _fields(values: Mapping[str, Any], rows: Mapping[str, Field], *,

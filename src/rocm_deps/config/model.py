@@ -117,6 +117,7 @@ class Config:
     lock_file_required: bool = TOP_LEVEL["lock-file-required"].default
     profile: Profile = DEFAULT_PROFILE
     code_directives: CodeDirectives = TOP_LEVEL["code-directives"].default
+    text: str | None = None  # the file's TOML as read (carried to install with `overrides`)
 
     def dependency(self, name: str) -> DependencyConfig:
         for dependency in self.dependencies:

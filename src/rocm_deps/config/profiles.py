@@ -1,15 +1,17 @@
 """The built-in settings, as named profiles (docs/architecture.md, *Configuration*), and the closed
 set of value kinds.
 
-`rocm` is the MI350 image's suite; `cuda` is Miles' CUDA suite. A config file overrides
-any field of either. The kinds are the only rules a value directive can have: a config
-never brings a regular expression of its own.
+`miles-rocm` is Miles' MI350 suite (the default); `miles-cuda` is Miles' CUDA suite; `none`
+brings nothing of Miles': only what the configuration file declares. A config file overrides
+any field of either Miles profile. The kinds are the only rules a value directive can have: a
+config never brings a regular expression of its own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rocm_deps.defaults import PROFILE_ALIASES
 from rocm_deps.defaults import Profile as Profile
 
 BUILTIN_DEFAULTS: dict[str, Any] = {
@@ -69,4 +71,22 @@ CUDA_PROFILE: dict[str, Any] = {
     "lock-file-required": False,
     "values": {"image-tag": {"from-body": True, "default": "dev"}},
 }
-PROFILES: dict[str, dict[str, Any]] = {"rocm": {}, "cuda": CUDA_PROFILE}
+
+
+def _merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        merged[key] = (_merged(merged[key], value) if isinstance(value, dict)
+                       and isinstance(merged.get(key), dict) else value)
+    return merged
+
+
+PROFILES: dict[Profile, dict[str, Any]] = {
+    "miles-rocm": BUILTIN_DEFAULTS, "miles-cuda": _merged(BUILTIN_DEFAULTS, CUDA_PROFILE),
+    "none": {}}
+
+
+def profile_named(name: str) -> Profile | None:
+    """A profile by its name or an older one (`rocm`, `cuda`); None when there is none."""
+    name = PROFILE_ALIASES.get(name, name)
+    return name if name in PROFILES else None

@@ -219,13 +219,13 @@ class GitHubApi:
             found.setdefault(status.context, status)  # the latest comes first
         return found
 
-    def contents(self, repository: str, path: str, ref: str, limit: int) -> str | None:
-        """The text of file `path` at `ref` (media type `raw`), None when there is no such
-        file; a file over `limit` bytes is refused."""
-        what = f"{path} at {ref} of {repository}"
+    def contents(self, repository: str, path: str, ref: str | None, limit: int) -> str | None:
+        """The text of file `path` at `ref` (None: the default branch; media type `raw`),
+        None when there is no such file; a file over `limit` bytes is refused."""
+        what = f"{path} at {ref or 'the default branch'} of {repository}"
         try:
             text = self._request("GET", f"/repos/{repository}/contents/{path}", what,
-                                 {"ref": ref}, accept=RAW)[1]
+                                 {"ref": ref} if ref else None, accept=RAW)[1]
         except ApiError as error:
             if error.status == 404:
                 return None

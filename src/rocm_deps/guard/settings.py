@@ -76,7 +76,7 @@ def build(given: Given, at: Edge) -> MergeCheckSettings:
     body_file = edge.path(given.optional("body-file"))
     event_name, event_path = edge.event(given, at.environ, body_file)
     return MergeCheckSettings(
-        config=edge.config_of(given), event_name=event_name, event_path=event_path,
+        config=edge.config_of(given, at), event_name=event_name, event_path=event_path,
         api=edge.api_settings(given, at), policy=cast(Policy, given.text("policy")),
         output_format=edge.output_format(given),
         require_tested=bool(given.flag("require-tested")), body_file=body_file,

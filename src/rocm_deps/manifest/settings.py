@@ -84,7 +84,7 @@ def build(given: Given, at: Edge) -> CommentSettings:
     run_url = given.text("run-url") or ("" if event_name == "workflow_run" else
                                         _this_run(at.environ))
     return CommentSettings(
-        config=edge.config_of(given), reports=reports, event_name=event_name,
+        config=edge.config_of(given, at), reports=reports, event_name=event_name,
         event_path=event_path, api=edge.api_settings(given, at),
         pr=int(pr) if pr is not None else None, run_url=run_url,
         bot_login=given.text("bot-login"), output_format=edge.output_format(given),

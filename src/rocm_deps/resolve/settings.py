@@ -68,7 +68,7 @@ def build(given: Given, at: Edge) -> ResolveSettings:
     environ = at.environ
     body_file = edge.path(given.optional("body-file"))
     event_name, event_path = edge.event(given, environ, body_file)
-    config = edge.config_of(given)
+    config = edge.config_of(given, at)
     return ResolveSettings(
         config=config, event_name=event_name, event_path=event_path,
         inputs=check_input_names(parse_inputs(given.items("input")), config),

@@ -93,7 +93,7 @@ def build(given: Given, at: Edge) -> SweepSettings:
         raise UsageError(f"{given.where('repository')} {repository[:100]!r} is not OWNER/REPO "
                          f"(default: $GITHUB_REPOSITORY, which is unset outside a run)")
     return SweepSettings(
-        config=edge.config_of(given), repository=repository,
+        config=edge.config_of(given, at), repository=repository,
         api=edge.api_settings(given, at), suites=edge.suites(given),
         bot_login=given.text("bot-login"), rerun=cast(Rerun, given.text("rerun")),
         max_reruns=given.number("max-reruns"),
