@@ -72,8 +72,10 @@ class Repository:
     # commit SHA -> its parents, for the commits that have some here (test merges)
     parents: dict[str, list[str]] = field(default_factory=dict)
     refused_reruns: set[int] = field(default_factory=set)  # runs GitHub will not re-run
-    # path -> text, the files of the default branch (the contents API)
+    # path -> text, the files of the default branch and of every commit asked for (the
+    # contents API), unless `files_at` holds that ref's own
     files: dict[str, str] = field(default_factory=dict)
+    files_at: dict[str, dict[str, str]] = field(default_factory=dict)
     # native stacks (public preview): each the pull request numbers, bottom first; None: the
     # preview is not enabled, the stacks endpoint answers 404
     stacks: list[list[int]] | None = None
@@ -472,9 +474,9 @@ class FakeGitHub:
             repository.reruns.append(run)
             return 201, {}, {}
         if operation == "repos/get-content":
-            text = repository.files.get(where["path"])
-            if text is None or query.get("ref", [repository.default_branch])[0] not in (
-                    repository.default_branch, f"refs/heads/{repository.default_branch}"):
+            ref = query.get("ref", [repository.default_branch])[0]
+            text = repository.files_at.get(ref, repository.files).get(where["path"])
+            if text is None:
                 return 404, NOT_FOUND, {}
             return 200, text, {"Content-Type": "application/vnd.github.raw; charset=utf-8"}
         if operation == "pull-request-stacks/list":

@@ -23,6 +23,7 @@ from typing import Any
 
 from rocm_deps import edge, process
 from rocm_deps.config import REPOSITORY, ApiConfig
+from rocm_deps.contract.overrides import CONFIG_KEY
 from rocm_deps.edge import Edge, FoundConfig
 from rocm_deps.environment import child_environment
 from rocm_deps.errors import FatalError
@@ -33,13 +34,7 @@ from rocm_deps.options import Given
 from rocm_deps.runner import Runner
 
 CONVENTIONAL = Path(".github") / "rocm-deps.toml"
-CARRIED = "_config"  # the member of `overrides` that carries the configuration resolve read
 MAX_SOURCE = 300
-
-
-def carried(config_text: str | None, source: str) -> dict[str, Any]:
-    """What `overrides` carries of the configuration resolve read."""
-    return {"source": source[:MAX_SOURCE], "text": config_text}
 
 
 def find(given: Given, at: Edge, runner: Runner) -> FoundConfig | None:
@@ -67,13 +62,13 @@ def _carried(given: Given) -> FoundConfig | None:
         return None  # the install's own reading of `overrides` says what is wrong with it
     if isinstance(document, dict) and isinstance(document.get("overrides"), dict):
         document = document["overrides"]  # a whole resolve report
-    entry = document.get(CARRIED) if isinstance(document, dict) else None
+    entry = document.get(CONFIG_KEY) if isinstance(document, dict) else None
     if not isinstance(entry, dict):
         return None
     source, config_text = entry.get("source"), entry.get("text")
     if not isinstance(source, str) or not (config_text is None or (
             isinstance(config_text, str) and len(config_text) <= CONFIG_LIMIT)):
-        raise FatalError(f"`overrides` carries a configuration (`{CARRIED}`) that is not what "
+        raise FatalError(f"`overrides` carries a configuration (`{CONFIG_KEY}`) that is not what "
                          f"resolve writes: an object with a `source` and a `text` of at most "
                          f"{CONFIG_LIMIT} bytes", title="Invalid configuration")
     return FoundConfig(config_text, f"{source[:MAX_SOURCE]}, as resolve read it")

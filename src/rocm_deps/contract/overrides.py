@@ -37,6 +37,9 @@ VIA_SOURCES: tuple[Source, ...] = ("queue", "stack")
 # The member of an `overrides` document that records the run and attempt that pinned it
 # (`RunRecord`); no dependency can have the name (dependency names start with a letter).
 RUN_KEY = "_run"
+# The configuration resolve read (its file's `source` and `text`), for install in the GPU job
+# (convention.py reads it there).
+CONFIG_KEY = "_config"
 DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -178,11 +181,13 @@ def _positive(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
 
 
-def overrides_to_json(overrides: Mapping[str, Override],
-                      run: RunRecord | None = None) -> dict[str, Any]:
+def overrides_to_json(overrides: Mapping[str, Override], run: RunRecord | None = None,
+                      carried: Mapping[str, Any] | None = None) -> dict[str, Any]:
     document = {name: override.to_json() for name, override in overrides.items()}
     if run is not None:
         document[RUN_KEY] = run.to_json()
+    if carried is not None:
+        document[CONFIG_KEY] = dict(carried)
     return document
 
 
@@ -206,7 +211,7 @@ def pins_from_json(document: object, names: tuple[str, ...],
     overrides = {}
     run = RunRecord.from_json(document[RUN_KEY], where) if RUN_KEY in document else None
     for name, entry in document.items():
-        if name == RUN_KEY:
+        if name in (RUN_KEY, CONFIG_KEY):  # the configuration: convention.py reads it
             continue
         if name not in names:
             raise UsageError(f"{where}: `{name}` is not a configured dependency "

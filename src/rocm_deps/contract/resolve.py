@@ -52,6 +52,9 @@ class ResolveReport:
     # `Depends-On:` pull requests of this repository: merge-check waits for them
     prerequisites: list[str] = field(default_factory=list)
     run: RunRecord | None = None  # the run and attempt that resolved, in a workflow run
+    # The configuration file it read ({"source", "text"}), carried to install: None when it
+    # read none (the built-in profile alone).
+    carried: dict[str, str] | None = None
 
     @property
     def digest(self) -> str:
@@ -82,7 +85,7 @@ class ResolveReport:
             "named_by": self.named_by,
             "body_read_from": self.body_origin,
             "prerequisites": self.prerequisites,
-            "overrides": overrides_to_json(self.overrides, self.run),
+            "overrides": overrides_to_json(self.overrides, self.run, self.carried),
             "values": {name: value.to_json() for name, value in self.values.items()},
             "warnings": [finding.to_json() for finding in self.warnings[:MAX_FINDINGS]],
             "errors": [finding.to_json() for finding in self.errors[:MAX_FINDINGS]],

@@ -48,7 +48,8 @@ def outputs(report: ResolveReport, config: Config) -> dict[str, str]:
     values = {
         SKIP: "true" if report.skip_dependency_install else "false",
         NAMED_BY: report.named_by,
-        OVERRIDES: compact_json(overrides_to_json(report.overrides, report.run)),
+        OVERRIDES: compact_json(overrides_to_json(report.overrides, report.run,
+                                                  report.carried)),
     }
     for dependency in config.dependencies:
         override = report.overrides.get(dependency.name)

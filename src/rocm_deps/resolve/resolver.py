@@ -43,7 +43,8 @@ def resolve(settings: ResolveSettings) -> ResolveReport:
     config = settings.config
     payload = read_event(settings.event_path)
     context = event_context(settings.event_name, payload)
-    report = ResolveReport()
+    report = ResolveReport(carried={"source": config.source, "text": config.text}
+                           if config.text is not None else None)
     api = _api(settings) if settings.api.token else None  # the run's one client
     context, body, pull = _body(settings, api, context, report)
     queued = (_queued(settings, api, context, payload, report)
