@@ -105,7 +105,7 @@ def test_the_command_interface_is_typed_and_the_profile_named_once() -> None:
     the profile table only."""
     assert {command: front(command).ACTION for command in COMMANDS} == {
         "resolve": True, "install": True, "merge-check": True, "comment": True,
-        "sweep": True, "demo": False}
+        "sweep": True, "demo": False, "config": False}
     source = [path.read_text(encoding="utf-8") for path in (ROOT / "src").rglob("*.py")]
     assert sum(text.count('"miles-rocm"') for text in source) == 2
     assert not [text for text in source if re.search(r"getattr\([^)]*ACTION", text)]
@@ -168,3 +168,19 @@ def test_merge_check_reads_values_as_resolve_does(cli: Cli, tmp_path: Path) -> N
     assert "ci-image-tag" in resolve_errors[0]  # the exact key to write
     # merge-check says which body the line is in, then the same words
     assert check_errors == [resolve_errors[0].replace("::line 2: ", "::the body file: line 2: ")]
+
+
+def test_every_command_is_typed_and_in_the_layers_contract() -> None:
+    """The registry's typed table (cli.py, under TYPE_CHECKING) has one `_typed` line for each
+    entry of COMMANDS, so mypy holds its front and back end to one settings type; and the
+    layers contract of lint-imports names each command's folder."""
+    source = (ROOT / "src" / "rocm_deps" / "cli.py").read_text(encoding="utf-8")
+    typed = re.findall(r"^    _typed\(([\w.]+)\.settings, ([\w.]+)\.command\)$", source,
+                       re.MULTILINE)
+    assert typed == [(package, package) for package in COMMANDS.values()]
+    contracts = toml_parser().loads((ROOT / "pyproject.toml").read_text())["tool"][
+        "importlinter"]["contracts"]
+    [layers] = [contract["layers"] for contract in contracts
+                if contract["type"] == "layers" and "rocm_deps.cli" in contract["layers"]]
+    named = [module.strip() for layer in layers for module in layer.split("|")]
+    assert [package for package in COMMANDS.values() if package not in named] == []

@@ -13,9 +13,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rocm_deps import __version__, convention, edge, process
+from rocm_deps.config import Config
 from rocm_deps.errors import (
     EXIT_CODES,
     EXIT_FAILURE,
@@ -40,7 +41,36 @@ COMMANDS: dict[str, str] = {
     "comment": "rocm_deps.manifest",
     "sweep": "rocm_deps.sweep",
     "demo": "rocm_deps.demo",
+    "config": "rocm_deps.show",
 }
+if TYPE_CHECKING:  # the type checker holds each command's front and back end to one settings
+    import rocm_deps.demo.command
+    import rocm_deps.demo.settings
+    import rocm_deps.guard.command
+    import rocm_deps.guard.settings
+    import rocm_deps.install.command
+    import rocm_deps.install.settings
+    import rocm_deps.manifest.command
+    import rocm_deps.manifest.settings
+    import rocm_deps.resolve.command
+    import rocm_deps.resolve.settings
+    import rocm_deps.show.command
+    import rocm_deps.show.settings
+    import rocm_deps.sweep.command
+    import rocm_deps.sweep.settings
+
+    Built = TypeVar("Built")
+
+    def _typed(front: Front[Built], back: Back[Built]) -> None: ...
+
+    # One line a command (tests/test_cli_dispatch.py holds COMMANDS to these).
+    _typed(rocm_deps.resolve.settings, rocm_deps.resolve.command)
+    _typed(rocm_deps.install.settings, rocm_deps.install.command)
+    _typed(rocm_deps.guard.settings, rocm_deps.guard.command)
+    _typed(rocm_deps.manifest.settings, rocm_deps.manifest.command)
+    _typed(rocm_deps.sweep.settings, rocm_deps.sweep.command)
+    _typed(rocm_deps.demo.settings, rocm_deps.demo.command)
+    _typed(rocm_deps.show.settings, rocm_deps.show.command)
 
 
 def front(command: str) -> Front[Any]:
@@ -135,12 +165,17 @@ def execute(read_options: Callable[[], Given], environ: Mapping[str, str]) -> in
         _mask(token, runner)  # before anything else is printed
         at = edge.Edge(environ, Path.cwd(), edge.Interpreter.current(), token)
         found = convention.find(given, at, runner)
-        if found is not None:
-            if found.text is not None or environ.get("GITHUB_ACTIONS") == "true":
-                runner.info(f"rocm-deps: configuration: {found.source}")
-            for notice in found.notices:
-                runner.notice(notice, title="rocm-deps: configuration")
+        for notice in found.notices if found is not None else ():
+            runner.notice(notice, title="rocm-deps: configuration")
         built = front(given.command).build(given, dataclasses.replace(at, found=found))
+        config = getattr(built, "config", None)  # the demo builds its own
+        if isinstance(config, Config) and given.command != "config" and (
+                config.text is not None or environ.get("GITHUB_ACTIONS") == "true"):
+            over = (f"over the built-in profile {config.profile}" if config.profile != "none"
+                    else "alone (profile none)")
+            runner.info(f"rocm-deps: configuration: {config.source}, {over} "
+                        f"({config.profile_origin}); `rocm-deps config` shows every value and "
+                        f"where it comes from")
         return back(given.command).run(built, runner)
     except FatalError as error:
         runner.error(error.message, title=error.title)

@@ -84,13 +84,14 @@ def test_the_documented_defaults_load_as_the_built_in_configuration(tmp_path: Pa
     path = tmp_path / "documented.toml"
     path.write_text(documented_block("config:rocm"), encoding="utf-8")
     documented, built_in = load_config(path), load_config(None)
-    assert dataclasses.replace(documented, source="built-in defaults", text=None) == built_in
+    assert dataclasses.replace(documented, source="built-in defaults", text=None,
+                               path=None) == built_in
 
 
 def test_the_documented_cuda_changes_make_the_cuda_profile(tmp_path: Path) -> None:
     path = tmp_path / "cuda.toml"
     path.write_text(documented_block("config:cuda"), encoding="utf-8")
     documented, cuda = load_config(path), load_config(None, "cuda")
-    assert dataclasses.replace(documented, source="built-in defaults", text=None,
-                               profile="miles-cuda") == cuda
+    assert dataclasses.replace(documented, source="built-in defaults", text=None, path=None,
+                               profile="miles-cuda", profile_from="input") == cuda
     assert documented != load_config(None)  # the block changes something

@@ -8,6 +8,7 @@ import pytest
 
 from rocm_deps.config import load_config
 from rocm_deps.errors import UsageError
+from tests.conftest import Cli
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -256,3 +257,44 @@ def test_what_acts_on_a_clone_is_refused_on_a_git_package(tmp_path: Path, key: s
         f"{path}: dependencies.megatron-bridge.{key}: applies to a "
         f"clone (`path`) only; a git package (`distribution`) is pip-installed from the named "
         f"commit as it is")
+
+
+def test_another_repository_under_a_profiles_name_must_choose_the_profile(
+        tmp_path: Path) -> None:
+    """`[dependencies.megatron]` of NVIDIA's repository, with no `profile`, would still take
+    Miles' patch, submodules and fetch filter: the file must say which it means."""
+    path = tmp_path / "rocm-deps.toml"
+    table = '[dependencies.megatron]\nrepository = "NVIDIA/Megatron-LM"\npath = "/opt/m"\n'
+    path.write_text(table)
+    with pytest.raises(UsageError) as refused:
+        load_config(path)
+    assert str(refused.value) == (
+        f"{path}: dependencies.megatron.repository: NVIDIA/Megatron-LM is not the built-in "
+        "profile miles-rocm's radixark/Megatron-LM, whose other settings for `megatron` would "
+        "still apply (`remote`, `install-dir`, `patches`, `submodules`, `fetch-filter`, "
+        "`compile-inputs`): add `profile = \"none\"` at the top of the file to start from "
+        "nothing of Miles', or `profile = \"miles-rocm\"` to keep them")
+    path.write_text('profile = "none"\n' + table)
+    alone = load_config(path).dependency("megatron")
+    assert (alone.patches, alone.submodules, alone.fetch_filter) == ((), False, "")
+    path.write_text('profile = "miles-rocm"\n' + table)
+    assert load_config(path).dependency("megatron").patches == (
+        "docker/amd_patch/latest/megatron.patch",)
+    path.write_text('[dependencies.megatron]\nrepository = "radixark/megatron-lm"\n')
+    assert load_config(path).dependency("megatron").repository == "radixark/megatron-lm"
+
+
+def test_a_default_is_said_with_its_key_and_the_profile_that_set_it(cli: Cli,
+                                                                    tmp_path: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_text("Nothing named.\n")
+    shown = cli("resolve", "--profile", "cuda", "--body-file", str(body), github_actions=False)
+    assert shown.code == 0, shown.stderr
+    assert ("  megatron: miles-main (from `dependencies.megatron.default` of the built-in "
+            "profile miles-cuda: miles-main)") in shown.stdout
+    config = tmp_path / "rocm-deps.toml"
+    config.write_text('profile = "miles-cuda"\n[dependencies.megatron]\ndefault = "main"\n')
+    mine = cli("resolve", "--config", str(config), "--body-file", str(body),
+               github_actions=False)
+    assert f"  megatron: main (from `dependencies.megatron.default` of {config}: main)" in (
+        mine.stdout)

@@ -9,6 +9,7 @@ error names the file and the key, because a typo in a config must never be silen
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from rocm_deps.config.model import (
 )
 from rocm_deps.config.outputs import FIXED_OUTPUTS, dependency_outputs
 from rocm_deps.config.profiles import PROFILES, Profile, profile_named
-from rocm_deps.defaults import DEFAULT_PROFILE, PROFILE_ALIASES
+from rocm_deps.defaults import CONFIG_FILE, DEFAULT_PROFILE, PROFILE_ALIASES
 from rocm_deps.errors import UsageError
 from rocm_deps.files import CONFIG_LIMIT, read_bounded, toml_parser
 from rocm_deps.grammar.keys import DIRECTIVE_KEY, INPUT_NAME
@@ -46,13 +47,14 @@ from rocm_deps.grammar.values import check_value
 
 
 def load_config(path: str | Path | None, profile: Profile | None = None, *,
-                text: str | None = None, source: str | None = None) -> Config:
+                text: str | None = None, source: str | None = None,
+                named: str | None = None) -> Config:
     """A profile's built-in settings, overridden by a TOML file: the one at `path`, or `text`
     (a file read elsewhere: by convention, through the API), described by `source`. The
     profile: `profile` when given (an input), else the file's own `profile` key, else
-    DEFAULT_PROFILE."""
+    DEFAULT_PROFILE. `named`: how a command line would name the file read elsewhere."""
     if path is not None:
-        source = str(path)
+        source = named = str(path)
         if not Path(path).exists():
             where = ("" if Path(path).is_absolute() else
                      f" (a relative path is read from the working directory, {Path.cwd()})")
@@ -62,8 +64,7 @@ def load_config(path: str | Path | None, profile: Profile | None = None, *,
                              title="Invalid configuration")
         text = read_bounded(Path(path), CONFIG_LIMIT, "configuration file")
     if text is None:
-        return build_config({}, source=source or "built-in defaults",
-                            profile=profile or DEFAULT_PROFILE)
+        return build_config({}, source=source or "built-in defaults", profile=profile)
     source = source or "the configuration"
     tomllib = toml_parser()
     try:
@@ -72,13 +73,15 @@ def load_config(path: str | Path | None, profile: Profile | None = None, *,
         raise UsageError(f"{source}: not valid TOML: {error}") from None
     except RecursionError:
         raise UsageError(f"{source}: not valid TOML: nested too deeply") from None
-    return build_config(document, source=source, profile=profile, text=text)
+    return replace(build_config(document, source=source, profile=profile, text=text),
+                   path=named)
 
 
 def build_config(document: Mapping[str, Any], *, source: str, profile: Profile | None = None,
                  text: str | None = None) -> Config:
     fail = Fail(source)
     own = document.get("profile")
+    profile_from = "input" if profile is not None else "file" if own is not None else "default"
     if profile is not None:  # an input (an older name too)
         profile = profile_named(profile) or DEFAULT_PROFILE
     if profile is None and own is not None:
@@ -88,6 +91,8 @@ def build_config(document: Mapping[str, Any], *, source: str, profile: Profile |
             raise fail("profile", f"must be one of {names} (or {former}, their former names)")
         profile = named
     profile = profile or DEFAULT_PROFILE
+    if profile_from == "default":
+        _check_not_another(document, profile, fail)
     merged = _merge(PROFILES[profile], {key: value for key, value in document.items()
                                         if key != "profile"})
     top = table_values(merged, TOP_LEVEL, "", fail)
@@ -105,26 +110,90 @@ def build_config(document: Mapping[str, Any], *, source: str, profile: Profile |
                   api=ApiConfig(**_fields(table_values(top.get("api", {}), API, "api", fail),
                                           API)),
                   source=source, values=values, profile=profile, text=text,
+                  profile_from=profile_from,
                   **_fields({key: top[key] for key in scalars if key in top}, scalars))
 
 
-def origins(config: Config) -> dict[str, str]:
-    """Each key the configuration sets -> where its value comes from: the file (its source)
-    or the built-in profile; a key neither sets has its row's default (not listed)."""
+def shown(config: Config) -> list[tuple[str, Any, str]]:
+    """Every key of the configuration in effect, its value as the commands use it and where it
+    comes from: the file (its source), the built-in profile, or the key's default; as
+    `rocm-deps config` prints them, in the order of the rows."""
     document = toml_parser().loads(config.text) if config.text is not None else {}
-    found: dict[str, str] = {}
 
-    def walk(table: Mapping[str, Any], origin: str, prefix: str = "") -> None:
-        for key, value in table.items():
-            name = f"{prefix}{key}"
-            if isinstance(value, Mapping):
-                walk(value, origin, f"{name}.")
-            else:
-                found[name] = origin
+    def rows(prefix: tuple[str, ...], fields: Mapping[str, Field],
+             holder: object) -> list[tuple[str, Any, str]]:
+        return [(".".join((*prefix, key)), _plain(row, holder),
+                 origin(config, *prefix, key, document=document))
+                for key, row in fields.items()
+                if not (row.type is dict and key in ("dependencies", "values", "install", "api"))
+                and key != "profile"]
 
-    walk(PROFILES[config.profile], f"the built-in profile {config.profile}")
-    walk({key: value for key, value in document.items() if key != "profile"}, config.source)
-    return found
+    return [*rows((), TOP_LEVEL, config), *rows(("install",), INSTALL, config.install),
+            *rows(("api",), API, config.api),
+            *(row for dependency in config.dependencies
+              for row in rows(("dependencies", dependency.name), DEPENDENCY, dependency)),
+            *(row for value in config.values
+              for row in rows(("values", value.name), VALUE, value))]
+
+
+def origin(config: Config, *path: str, document: Mapping[str, Any] | None = None) -> str:
+    """Where the key at `path` (`dependencies`, `megatron`, `patches`) got its value: the
+    file (its source), "the built-in profile <name>", or "default"."""
+    if document is None:
+        document = toml_parser().loads(config.text) if config.text is not None else {}
+    for table, said in ((document, config.source),
+                        (PROFILES[config.profile], f"the built-in profile {config.profile}")):
+        for part in path:
+            table = table.get(part) if isinstance(table, Mapping) else None
+        if table is not None:
+            return said
+    return "default"
+
+
+def from_profile(config: Config, *path: str) -> str | None:
+    """For a message that explains a value: which profile gave it and the key that changes
+    it (None when the value is not a built-in profile's)."""
+    said = origin(config, *path)
+    if not said.startswith("the built-in profile"):
+        return None
+    return (f"`{'.'.join(path)}` is {said}'s (Miles' setting): set it in "
+            f"{config.source if config.text is not None else CONFIG_FILE}, or "
+            f"choose `profile = \"none\"` there to bring nothing of Miles'")
+
+
+def _plain(row: Field, holder: object) -> Any:
+    """A key's value as TOML would write it (arrays as lists, tables as tables); `enabled` is
+    true for every dependency and value in effect."""
+    if row.key == "enabled":
+        return True
+    value = getattr(holder, row.attribute)
+    if row.type is dict:
+        return dict(value)
+    if isinstance(value, tuple):
+        return [list(item) if isinstance(item, tuple) else item for item in value]
+    return value
+
+
+def _check_not_another(document: Mapping[str, Any], profile: Profile, fail: Fail) -> None:
+    """A file that chose no profile and gives one of the profile's dependencies another
+    repository would still get the rest of Miles' settings for it (its patch, submodules,
+    fetch filter): the file must say which it means."""
+    tables = document.get("dependencies")
+    for name, built_in in PROFILES[profile].get("dependencies", {}).items():
+        table = tables.get(name) if isinstance(tables, Mapping) else None
+        if not isinstance(table, Mapping):
+            continue
+        repository = table.get("repository")
+        if not isinstance(repository, str) or not REPOSITORY.fullmatch(repository) or (
+                repository.casefold() == str(built_in.get("repository", "")).casefold()):
+            continue  # the same repository; or not one, which its own check refuses
+        kept = ", ".join(f"`{key}`" for key in built_in if key not in table)
+        raise fail(f"dependencies.{name}.repository",
+                   f"{repository} is not the built-in profile {profile}'s "
+                   f"{built_in['repository']}, whose other settings for `{name}` would still "
+                   f"apply ({kept}): add `profile = \"none\"` at the top of the file to "
+                   f"start from nothing of Miles', or `profile = \"{profile}\"` to keep "
+                   f"them")
 
 
 def _fields(values: Mapping[str, Any], rows: Mapping[str, Field], *,

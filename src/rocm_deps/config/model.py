@@ -118,6 +118,21 @@ class Config:
     profile: Profile = DEFAULT_PROFILE
     code_directives: CodeDirectives = TOP_LEVEL["code-directives"].default
     text: str | None = None  # the file's TOML as read (carried to install with `overrides`)
+    profile_from: str = "default"  # what chose the profile: "input", "file" or "default"
+    path: str | None = None  # the file as a command line names it (`--config`): a reproduction's
+
+    @property
+    def profile_origin(self) -> str:
+        """What chose the profile, as `rocm-deps config` and the step's log say it."""
+        return {"input": "input `profile`", "file": "the file's `profile`",
+                "default": "the default"}[self.profile_from]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The command-line options that make another command read this configuration: its
+        file, and the profile when an input chose it."""
+        return ((("--config", self.path) if self.path else ())
+                + (("--profile", self.profile) if self.profile_from == "input" else ()))
 
     def dependency(self, name: str) -> DependencyConfig:
         for dependency in self.dependencies:
