@@ -24,6 +24,7 @@ from typing import Any
 from rocm_deps import edge, process
 from rocm_deps.config import REPOSITORY, ApiConfig
 from rocm_deps.contract.overrides import CONFIG_KEY
+from rocm_deps.defaults import CONFIG_FILE
 from rocm_deps.edge import Edge, FoundConfig
 from rocm_deps.environment import child_environment
 from rocm_deps.errors import FatalError
@@ -33,7 +34,7 @@ from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.options import Given
 from rocm_deps.runner import Runner
 
-CONVENTIONAL = Path(".github") / "rocm-deps.toml"
+CONVENTIONAL = Path(CONFIG_FILE)
 MAX_SOURCE = 300
 
 
@@ -79,7 +80,8 @@ def _working_tree(cwd: Path) -> FoundConfig:
                 if (directory / ".git").exists()), None)
     path = (top or cwd) / CONVENTIONAL
     if path.is_file():
-        return FoundConfig(read_bounded(path, CONFIG_LIMIT, "configuration file"), str(path))
+        return FoundConfig(read_bounded(path, CONFIG_LIMIT, "configuration file"), str(path),
+                           path=str(path))
     return FoundConfig(None, f"the built-in profile (no {path})")
 
 
@@ -115,12 +117,12 @@ def _base_branch(given: Given, at: Edge, runner: Runner) -> FoundConfig:
             notices = (f"this pull request changes {CONVENTIONAL}: its run, its merge guard and "
                        f"the sweep read the base branch's ({where}); the change applies after "
                        f"it merges",)
-        return FoundConfig(text, source, notices)
+        return FoundConfig(text, source, notices, path=CONFIG_FILE)
     wanted = base or at.environ.get("GITHUB_SHA", "").lower() or None
     if head is not None and head == wanted:
         if checkout.is_file():
             return FoundConfig(_read(checkout), f"{checkout} (the checkout of {head[:12]}, the "
-                                                f"base)")
+                                                f"base)", path=CONFIG_FILE)
         return FoundConfig(None, f"the built-in profile (no {checkout} in the checkout of the "
                                  f"base)")
     why = (f"the checkout at {workspace} is {head[:12]}, not the base {wanted[:12]}"

@@ -14,6 +14,9 @@ Profile = Literal["miles-rocm", "miles-cuda", "none"]
 DEFAULT_PROFILE: Profile = get_args(Profile)[0]
 # Their names before 1.2, still taken: Miles' workflows say `profile: cuda`.
 PROFILE_ALIASES: dict[str, Profile] = dict(zip(("rocm", "cuda"), get_args(Profile), strict=False))
+# The configuration file every command reads by convention (convention.py), from the top of
+# the repository.
+CONFIG_FILE = ".github/rocm-deps.toml"
 OutputFormat = Literal["text", "json"]
 # auto: the live body (the API) when there is a token, else the event's.
 BodySource = Literal["auto", "event", "api"]

@@ -54,6 +54,7 @@ class FoundConfig:
     text: str | None
     source: str
     notices: tuple[str, ...] = ()
+    path: str | None = None  # how a command line names the file: `--config` of a reproduction
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ def config_of(given: Given, at: Edge) -> Config:
         return load_config(explicit, profile)
     found = at.found
     return load_config(None, profile, text=found.text,
-                       source=found.source if found.text is not None else None)
+                       source=found.source if found.text is not None else None,
+                       named=found.path)
 
 
 def output_format(given: Given) -> OutputFormat:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from rocm_deps.cli import main
+from rocm_deps.contract.overrides import CONFIG_KEY
 from rocm_deps.demo import world
 
 
@@ -34,7 +35,7 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, log, (resolved, installed) = run_demo(tmp_path, capsys)
     assert code == 0, log[-3000:]
-    assert {name: o["ref"] for name, o in resolved["overrides"].items()} == {
+    assert {name: o["ref"] for name, o in resolved["overrides"].items() if name != CONFIG_KEY} == {
         "sglang": "refs/pull/101/head", "megatron": "refs/pull/203/head"}
     sglang, megatron = installed["dependencies"]["sglang"], installed["dependencies"]["megatron"]
     # The version comes from git: one commit past the v0.3.0 tag, at the PR's commit (dirty:
@@ -103,7 +104,7 @@ def test_demo_missing_target_scenario_fails_with_the_fix(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, log, (resolved, installed) = run_demo(tmp_path, capsys, "--scenario", "missing-target")
     assert code == 1
-    assert list(resolved["overrides"]) == ["megatron"]
+    assert list(resolved["overrides"]) == ["megatron", CONFIG_KEY]
     megatron = installed["dependencies"]["megatron"]
     assert (megatron["state"], megatron["failed_step"]) == ("failed", "patch")
     assert megatron["patches"]["docker/amd_patch/latest/megatron.patch"]["state"] == (

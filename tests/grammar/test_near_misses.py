@@ -48,8 +48,9 @@ NEAR_MISSES = [
      "`ci-sglang-pr: #7`"),
     ("unknown-dependency-underscores", "ci_vllm_pr: #12", "error",
      "line 1: `ci_vllm_pr: #12` — `ci_vllm_pr` is not a known directive; the known directives "
-     "are `ci-sglang-pr`, `ci-megatron-pr`, `ci-megatron-bridge-pr`. An unknown key is an "
-     "error so that a typo cannot silently test the image's baseline instead"),
+     "are `ci-sglang-pr`, `ci-megatron-pr`, `ci-megatron-bridge-pr` (yours: "
+     ".github/rocm-deps.toml). An unknown key is an error so that a typo cannot silently test "
+     "the image's baseline instead"),
     ("en-dash-separator", "ci-sglang-pr \u2013 #123", "error",
      "line 1: `ci-sglang-pr \u2013 #123` — this is not applied: `\u2013` stands where the key "
      "needs `:`. Write `ci-sglang-pr: #123`"),

@@ -9,7 +9,7 @@ ignored or called typos, are errors that name the code points since; a key in th
 a sentence is prose and silent; since the rule "exactly what was named, or fail", a directive
 shown as code is an error unless something else names the dependency, text after a bare
 branch name an error, after a PR number a notice, and a line that names a key without
-starting with it an error).
+starting with it an error; an unknown key says where the known ones come from).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from rocm_deps.contract.manifest import (
     marker,
     read_manifest,
 )
-from rocm_deps.contract.overrides import RUN_KEY
+from rocm_deps.contract.overrides import CONFIG_KEY, RUN_KEY
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.markdown_oracle import render
@@ -123,7 +123,7 @@ def installed_everything(resolved: dict[str, Any], tmp_path: Path,
     workspace checked out at `workspace_commit`)."""
     dependencies = {}
     for name, override in resolved["overrides"].items():
-        if name == RUN_KEY:  # the run that resolved, not a dependency
+        if name in (RUN_KEY, CONFIG_KEY):  # the run that resolved and its configuration
             continue
         dependencies[name] = DependencyReport(name, override["source"], override["ref"],
                                               override["sha"], commit=override["sha"],
@@ -166,7 +166,9 @@ def test_the_first_run_creates_one_comment_with_what_was_tested(
             "sgl-project/sglang/pull/102) open | `222222222222` | `sglang.patch: applied` | "
             "`mi350-1: installed, 0.5.16.dev201+g2222222` |") in body
     assert f"Run: {RUN}" in body
-    assert ("rocm-deps install --overrides '{\"sglang\":{\"ref\":\"refs/pull/102/head\","
+    # The reproduction reads the configuration the run read (here the step's `config`).
+    assert (f"rocm-deps install --config {tmp_path / 'api.toml'} --overrides "
+            "'{\"sglang\":{\"ref\":\"refs/pull/102/head\","
             f"\"sha\":\"{HEAD_102}\"}}}}'") in body
     assert read_manifest(body) == ManifestDocument({SUITE: Manifest(RUN, {"sglang": ManifestEntry(
         "sgl-project/sglang", "refs/pull/102/head", HEAD_102, 102, source="body")},
@@ -961,8 +963,8 @@ def test_a_re_run_resolves_the_description_as_it_is_now(cli: Cli, tmp_path: Path
                  env={"GITHUB_API_URL": github.url, "TEST_GITHUB_TOKEN": TOKEN})
     assert result.code == 0, result.stderr
     report = json.loads(result.stdout)
-    assert {name: (entry["ref"], entry["sha"]) for name, entry in report["overrides"].items()} == {
-        "megatron": ("refs/pull/84/head", "8" * 40)}
+    assert {name: (entry["ref"], entry["sha"]) for name, entry in report["overrides"].items()
+            if name != CONFIG_KEY} == {"megatron": ("refs/pull/84/head", "8" * 40)}
     assert report["body_read_from"] == ("pull request #7 of radixark/miles, read from the API "
                                         "(the current description)")
     assert "PR body read from: pull request #7 of radixark/miles, read from the API" in (

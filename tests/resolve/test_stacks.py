@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pytest_mock import MockerFixture
 
-from rocm_deps.contract.overrides import RUN_KEY
+from rocm_deps.contract.overrides import CONFIG_KEY, RUN_KEY
 from tests.conftest import Cli, CliResult, EventWriter
 from tests.fake_github import FakeGitHub
 from tests.manifest.test_comment import installed_everything
@@ -59,10 +59,12 @@ def resolve(cli: Cli, write_event: EventWriter, github: FakeGitHub, config: Path
 
 
 def overrides(result: CliResult) -> dict[str, Any]:
-    """The dependencies of the report's overrides (its run record, `_run`, left out)."""
+    """The dependencies of the report's overrides (its run record, `_run`, and the
+    configuration it carries, `_config`, left out)."""
     assert result.code == 0, result.stderr
     document: dict[str, Any] = json.loads(result.stdout)["overrides"]
     assert document.pop(RUN_KEY)["run_id"] == 77
+    assert document.pop(CONFIG_KEY)["source"].endswith("api.toml")
     return document
 
 
@@ -117,7 +119,7 @@ def test_without_a_token_a_stacked_pull_request_says_the_stack_was_not_read(
     result = cli("resolve", "--event-name", "pull_request", "--event-path", event, "--config",
                  str(config), "--format", "json")
     assert result.code == 0, result.stderr
-    assert json.loads(result.stdout)["overrides"] == {}
+    assert list(json.loads(result.stdout)["overrides"]) == [CONFIG_KEY]  # nothing named
     assert ("this pull request is based on `feature-49`, not on `main`: if that is another "
             "pull request's branch, its directives are inherited only with a token") in (
         result.stderr)

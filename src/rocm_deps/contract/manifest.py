@@ -302,6 +302,7 @@ class ManifestRun:
     resolve_errors: int = 0
     install_labels: tuple[str, ...] = ()
     head: str = ""  # the pull request's commit the run tested, where its status goes
+    options: tuple[str, ...] = ()  # what a reproduction needs to read the same configuration
 
     @property
     def manifest(self) -> Manifest:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from rocm_deps.defaults import CONFIG_FILE
 from rocm_deps.errors import UsageError
 from rocm_deps.files import without_lone_surrogates
 from rocm_deps.grammar.refs import FULL_SHA, KINDS, Kind, check_output_ref, is_merge_ref
@@ -215,7 +216,9 @@ def pins_from_json(document: object, names: tuple[str, ...],
             continue
         if name not in names:
             raise UsageError(f"{where}: `{name}` is not a configured dependency "
-                             f"(configured: {', '.join(names)})")
+                             f"(configured: {', '.join(names)}); read the overrides with the "
+                             f"configuration that wrote them: its file with `--config` (or "
+                             f"{CONFIG_FILE} in the repository's checkout), its `--profile`")
         overrides[name] = Override.from_json(name, entry, where)
     return overrides, run
 

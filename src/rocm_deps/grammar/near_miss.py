@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rocm_deps.defaults import CONFIG_FILE
 from rocm_deps.grammar.keys import RefKey, ValueKey
 from rocm_deps.grammar.refs import PLACEHOLDERS, ValueProblem, classify
 from rocm_deps.grammar.spelling import first_token, one_edit
@@ -148,9 +149,9 @@ class NearMisses:
         keys = ", ".join(f"`{self.by_key[k].directive}`" for k in self.by_key)
         hint = did_you_mean(word.casefold(), self.names, 0.5, {
             dependency.name: dependency.directive for dependency in self.by_key.values()})
-        return (f"`{key}` is not a known directive; {hint}the known directives are {keys}. "
-                f"An unknown key is an error so that a typo cannot silently test the image's "
-                f"baseline instead")
+        return (f"`{key}` is not a known directive; {hint}the known directives are {keys} "
+                f"(yours: {CONFIG_FILE}). An unknown key is an error so that a typo cannot "
+                f"silently test the image's baseline instead")
 
 
 def _depends_on_message(line: str) -> str | None:

@@ -75,7 +75,8 @@ def collect(settings: CommentSettings, api: GitHubApi) -> tuple[
     run = ManifestRun(repository, number, run_url, settings.suite or _triggering_suite(payload),
                       resolve_errors=errors,
                       install_labels=tuple(result.label for result in installs),
-                      head=head or _tested_head(settings, payload, number))
+                      head=head or _tested_head(settings, payload, number),
+                      options=config.options)
     if settings.event_name == "workflow_dispatch":
         _checked_out(run.head, installs)
     for name, override in overrides.items():

@@ -131,7 +131,7 @@ def _reproduce(run: ManifestRun) -> str:
     overrides = {row.name: {"ref": row.override.ref, "sha": row.tested or row.override.sha}
                  for row in run.rows}
     document = json.dumps(overrides, separators=(",", ":"))
-    return f"rocm-deps install --overrides {shlex.quote(document)}"
+    return shlex.join(["rocm-deps", "install", *run.options, "--overrides", document])
 
 
 def text(action: str, run: ManifestRun, ignored: list[int]) -> str:

@@ -4,6 +4,7 @@ annotations and text."""
 from __future__ import annotations
 
 from rocm_deps.config import Config
+from rocm_deps.config.loader import origin
 from rocm_deps.config.outputs import (
     DISPATCH_INPUTS,
     NAMED_BY,
@@ -149,12 +150,22 @@ def text(report: ResolveReport, config: Config) -> str:
             # A pull request's commit (its URL names one): the commit, of that pull request.
             of = f" of #{override.pr}" if override.pr is not None and override.kind == "commit" \
                 else ""
+            source = (_default_of(config, "dependencies", dependency.name)
+                      if override.source == "default" else override.source)
             lines.append(f"  {dependency.name}: {override.ref}{sha}{of} "
-                         f"(from {override.source}{where}: {override.raw})")
+                         f"(from {source}{where}: {override.raw})")
     for name, resolved in report.values.items():
         where = f", line {resolved.line}" if resolved.line else ""
-        lines.append(f"  {name}: {resolved.value} (from {resolved.source}{where})")
+        source = (_default_of(config, "values", name) if resolved.source == "default"
+                  else resolved.source)
+        lines.append(f"  {name}: {resolved.value} (from {source}{where})")
     if report.prerequisites:
         lines.append(f"  merges after (Depends-On; merge-check waits for them): "
                      f"{', '.join(report.prerequisites)}")
     return "\n".join(lines)
+
+
+def _default_of(config: Config, kind: str, name: str) -> str:
+    """A default named with its key and, when a built-in profile set it, the profile."""
+    said = origin(config, kind, name, "default")
+    return f"`{kind}.{name}.default`" + (f" of {said}" if said != "default" else "")
