@@ -233,8 +233,9 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
 
 
 def timed_install(argv: list[str], env: dict[str, str],
-                  phases: dict[str, list[float]]) -> float:
-    """Time an install and collect the seconds its report gives each phase."""
+                  phases: dict[str, list[float]], said: list[str] | None = None) -> float:
+    """Time an install and collect the seconds its report gives each phase (and, in `said`,
+    its state and the local changes it reports)."""
     started = time.perf_counter()
     result = subprocess.run([*argv, "--format", "json"], env=env, capture_output=True,
                             text=True)
@@ -242,8 +243,13 @@ def timed_install(argv: list[str], env: dict[str, str],
     if result.returncode != 0:
         raise SystemExit(f"rocm-deps install failed ({result.returncode}):\n"
                          f"{result.stderr[-4000:]}")
-    for phase, seconds in json.loads(result.stdout)["dependencies"]["bench"]["seconds"].items():
+    report = json.loads(result.stdout)["dependencies"]["bench"]
+    for phase, seconds in report["seconds"].items():
         phases.setdefault(phase, []).append(seconds)
+    if said is not None:
+        discarded = report["local_changes"]["discarded"] or {}
+        said.append(f"{report['state']}, local changes "
+                    f"{sum(kind['count'] for kind in discarded.values())}")
     return elapsed
 
 
@@ -354,6 +360,7 @@ def main() -> int:
                 phases: dict[str, list[float]] = {}
                 received: dict[str, list[int]] = {kind: [] for kind in kinds}
                 versions: dict[str, str] = {}
+                reruns: list[str] = []  # each re-run's state and local changes, as it says
                 for _ in range(arguments.runs):
                     for kind in ("inline", "first"):
                         shutil.rmtree(baked, ignore_errors=True)
@@ -368,7 +375,7 @@ def main() -> int:
                         versions[kind] = (patched_commit(baked, patch, env)
                                           if real else run([python, "-c", VERSION], env))
                     before = proxy.bytes_to_client
-                    samples["rerun"].append(timed(command, tool_env))
+                    samples["rerun"].append(timed_install(command, tool_env, {}, reruns))
                     received["rerun"].append(proxy.bytes_to_client - before)
                 inline = statistics.median(samples["inline"])
                 results[case] = {
@@ -378,6 +385,7 @@ def main() -> int:
                                                     3),
                            "version": versions.get(kind, versions["first"])}
                     for kind in kinds}
+                results[case]["reruns_said"] = reruns
                 results[case]["first_run_phases_s"] = {
                     phase: round(statistics.median(values), 3) for phase, values in phases.items()}
                 results[case]["oracle"] = {"version": (f"{heads[case]}{' patched' if patch else ''}") if real
@@ -411,6 +419,7 @@ def main() -> int:
                   f"{row['bytes_received']:,} | {row['ratio_to_inline']}x | {row['version']} |")
         print(f"| {case} | fresh full clone at that commit | | | | {rows['oracle']['version']} |")
     for case, rows in results.items():
+        print(f"{case}, each (c) as its report says it: {'; '.join(rows['reruns_said'])}")
         print(f"{case}, phases of (b) as its report gives them (medians): " + ", ".join(
             f"{phase} {seconds:.2f} s" for phase, seconds in rows["first_run_phases_s"].items()))
     return 0

@@ -47,7 +47,8 @@ def test_the_reset_reports_what_it_discards(cli: Cli, box: Sandbox) -> None:
     assert report["local_changes"] == {"replayed": None, "discarded": {
         "modified": {"count": 1, "names": [SWAPPED]},
         "deleted": {"count": 1, "names": ["python/pyproject_other.toml"]},
-        "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}}}
+        "untracked": {"count": 1, "names": [world.IMAGE_CONFIG_FILE]}},
+        "undone": {"count": 0, "names": []}}
     [warning] = annotations(result, "sglang local changes discarded")
     # Only what works at the new commit is suggested: the recipe redoes the swap, nothing
     # keeps the untracked copy, and no other tracked edit asks for `reapply`.
@@ -238,3 +239,67 @@ def test_the_recipe_never_moves_files_through_a_link_of_the_new_commit(
     assert sorted(path.name for path in outside.iterdir()) == ["pyproject.toml",
                                                                "pyproject_other.toml"]
     assert (outside / "pyproject.toml").read_text() == "untouched\n"
+
+
+def megatron(cli: Cli, box: Sandbox, ref: str) -> CliResult:
+    return cli("install", "--config", str(box.config), "--overrides", overrides(megatron=ref),
+               "--workspace", str(box.workspace), "--python", box.python)
+
+
+def local_changes(result: CliResult) -> dict[str, Any]:
+    assert result.code == 0, result.stderr
+    changes: dict[str, Any] = json.loads(result.outputs["report"])["dependencies"][
+        "megatron"]["local_changes"]
+    return changes
+
+
+def counts(changes: dict[str, Any]) -> tuple[int, int, int]:
+    discarded = changes["discarded"]
+    return (discarded["modified"]["count"], discarded["deleted"]["count"],
+            discarded["untracked"]["count"])
+
+
+def test_a_rerun_does_not_call_the_tools_own_patch_or_the_images_build_local_changes(
+        cli: Cli, box: Sandbox) -> None:
+    """The image patched Megatron-LM and its `pip install -e` left `*.egg-info` and `.eggs/`
+    (its `build/` is ignored by the clone's .gitignore): neither is the user's. The next run's reset undoes the tool's own patch from the run
+    before: not the user's either. What the user changed since, even in the patched file, is."""
+    clone = box.baked["megatron"]
+    for leftover in ("megatron_core.egg-info/PKG-INFO", "megatron_core.egg-info/top_level.txt",
+                     ".eggs/README.txt"):
+        (clone / leftover).parent.mkdir(parents=True, exist_ok=True)
+        (clone / leftover).write_text("written by the image's pip install -e\n")
+    first = local_changes(megatron(cli, box, "refs/pull/202/head"))
+    # The image's patch is an edit of the image (captured and reported), its build is not.
+    assert counts(first) == (1, 0, 0)
+    assert first["undone"] == {"count": 3, "names": [
+        ".eggs/README.txt", "megatron_core.egg-info/PKG-INFO",
+        "megatron_core.egg-info/top_level.txt"]}
+    rerun = megatron(cli, box, "main")
+    assert counts(local_changes(rerun)) == (0, 0, 0)
+    assert local_changes(rerun)["undone"] == {"count": 1, "names": [world.ROCM_TARGET]}
+    assert annotations(rerun, "megatron local changes discarded") == []
+    # The user's own edits since: another line in the patched file, a file of their own.
+    target = clone / world.ROCM_TARGET
+    target.write_text(target.read_text() + "# debugging\n")
+    (clone / "notes.txt").write_text("mine\n")
+    mine = megatron(cli, box, "refs/pull/202/head")
+    assert counts(local_changes(mine)) == (1, 0, 1)
+    [warning] = annotations(mine, "megatron local changes discarded")
+    assert f"1 modified, 1 untracked ({world.ROCM_TARGET}, notes.txt)" in warning
+
+
+def test_a_dependency_only_cloned_is_up_to_date_on_a_rerun(cli: Cli, box: Sandbox) -> None:
+    """`install-dir = ""` (the CUDA suite's clones, on PYTHONPATH) with `compile-inputs`:
+    nothing is built, so no build record is asked for; the re-run proves the commit, the
+    tree and the patch as an installed one does, and reports no local changes."""
+    text = box.config.read_text()
+    box.config.write_text(text.replace("[dependencies.megatron]\n", (
+        '[dependencies.megatron]\ninstall-dir = ""\n'
+        'compile-inputs = ["megatron/legacy/fused_kernels/__init__.py"]\n'), 1))
+    first = megatron(cli, box, "refs/pull/202/head")
+    assert local_changes(first)["discarded"]["modified"]["count"] == 1  # the image's patch
+    again = megatron(cli, box, "refs/pull/202/head")
+    report = json.loads(again.outputs["report"])["dependencies"]["megatron"]
+    assert (report["state"], report["steps"]) == ("up-to-date", [])
+    assert report["local_changes"]["discarded"] is None  # nothing was reset

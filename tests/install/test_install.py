@@ -263,6 +263,9 @@ def test_missing_patch_file_in_workspace(cli: Cli, box: Sandbox) -> None:
     result = install(cli, box, overrides(megatron="main"))
     assert result.code == 1
     assert "patch docker/amd_patch/latest/megatron.patch not found in the workspace" in result.stderr
+    # The patch is a built-in profile's choice: the message names it and the key.
+    assert ("`dependencies.megatron.patches` is the built-in profile miles-rocm's (Miles' "
+            "setting)") in result.stderr
 
 
 def test_pip_failure_is_reported(cli: Cli, box: Sandbox) -> None:
@@ -703,9 +706,11 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
     box.config.write_text(box.config.read_text().replace(str(box.baked["megatron"]),
                                                          str(missing)))
     result = install(cli, box, overrides(megatron="refs/pull/202/head"), "--dry-run")
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr  # the plan, and install would fail here
     assert (f"::warning title=rocm-deps%3A dry run without the clone::{missing} does not exist "
             f"on this machine") in result.stderr
+    assert ("::error title=rocm-deps%3A dry run without the clone::dry run: no clone of "
+            "megatron on this machine") in result.stderr
     plan = [line.split(f"-C {missing} ", 1)[1] for line in result.stderr.splitlines()
             if line.startswith("[dry-run] + git") and f"-C {missing} " in line]
     assert plan == ["update-index -q --refresh", "reset --hard HEAD", "clean -fd",
@@ -720,6 +725,7 @@ def test_dry_run_without_the_clones_prints_the_plan_and_what_is_missing(
     report = json.loads(result.outputs["report"])["dependencies"]["megatron"]
     assert (report["state"], report["clone_state"]) == (
         "planned", f"missing on this machine ({missing})")
+    assert json.loads(result.outputs["report"])["failed"] is True
     assert not missing.exists()
 
 

@@ -160,3 +160,20 @@ def test_the_rebuild_check_lists_changed_compiled_parts(tmp_path: Path) -> None:
     build.rebuild_warning(w.context, w.job)
     assert w.job.report.rebuild == ("lib/core.c",)
     assert "compiled parts not rebuilt: dep: 1 file(s) under lib/ differ" in w.log.getvalue()
+
+
+@pytest.mark.parametrize(("name", "install_dir", "leftover"), [
+    ("sglang.egg-info/PKG-INFO", ".", True),
+    ("python/sglang.egg-info/SOURCES.txt", "python", True),
+    ("python/build/lib/sglang/__init__.py", "python", True),
+    ("build/temp/helpers.o", ".", True),
+    (".eggs/README.txt", ".", True),
+    ("python/dist/sglang.whl", "python", True),
+    ("python/build/lib/x.py", ".", False),  # a `build` inside the sources: the user's
+    ("build.py", ".", False),
+    ("docs/build/index.html", "python", False),
+    ("notes.egg-info", ".", False),  # a file, not a build's metadata directory
+])
+def test_the_build_leftovers_are_what_pip_install_e_writes(name: str, install_dir: str,
+                                                          leftover: bool) -> None:
+    assert clean.is_build_leftover(name, install_dir) is leftover

@@ -110,9 +110,14 @@ class DependencyReport:
     seconds: dict[Phase, float] = field(default_factory=dict)
     fetch_attempts: int = 0
     clone_state: str | None = None  # after a failed patch: what the clone was left as
+    # A dry run's plan for a clone this machine does not have: install would fail here.
+    clone_missing: bool = False
     version: str | None = None  # what the interpreter reports after the install
     image_commit: str | None = None  # the commit the image left the clone at
-    discarded: LocalChanges | None = None  # what this run's reset discarded
+    discarded: LocalChanges | None = None  # the user's changes this run's reset discarded
+    # What the reset undid that was not the user's: the last install's own files as it left
+    # them, and the image's build leftovers (*.egg-info, build/).
+    undone: tuple[str, ...] = ()
     rebuild: tuple[str, ...] = ()  # files under rebuild-paths that differ from the image's
     build_isolation: BuildIsolationState | None = None  # how pip built it; None: not built
     # The compiled extension: "reused (inputs unchanged since <commit>)" or "built (...)";
@@ -131,7 +136,9 @@ class DependencyReport:
             "source": self.source, "ref": self.ref, "sha": self.commit or self.sha,
             "image_commit": self.image_commit,
             "local_changes": {"discarded": self.discarded.to_json() if self.discarded
-                              is not None else None, "replayed": self.replayed},
+                              is not None else None, "replayed": self.replayed,
+                              "undone": {"count": len(self.undone),
+                                         "names": list(self.undone[:NAMES_SHOWN])}},
             "rebuild": {"count": len(self.rebuild), "files": list(self.rebuild[:NAMES_SHOWN])},
             "state": self.state, "failed_step": self.failed_step, "error": self.error,
             "clone_state": self.clone_state, "version": self.version,
@@ -156,8 +163,8 @@ class InstallReport:
 
     @property
     def failed(self) -> bool:
-        return any(dep.state == FAILED for dep in self.dependencies.values()) or (
-            self.workspace == WORKSPACE_FAILED)
+        return any(dep.state == FAILED or dep.clone_missing
+                   for dep in self.dependencies.values()) or self.workspace == WORKSPACE_FAILED
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -53,11 +53,26 @@ def _capture_image(context: Context, job: Job) -> ImageState:
 
 
 def _discarded(context: Context, job: Job) -> LocalChanges:
+    """The user's changes the reset discards: not what the last install left as it left it
+    (its patches, the recipe's files, its build's output), nor the image's build leftovers
+    (`*.egg-info`, `build/`), which the report counts apart."""
     dependency = job.dependency
     try:
-        changes = job.git.local_changes()
+        every = job.git.local_changes()
     except GitError as error:
         raise StepFailed("clean", error.message) from None
+    assert job.record is not None
+    record = job.record.load()
+    own = record.own(job.git, every.names()) if record is not None else set()
+    ours = {name for name in every.names() if name in own or (
+        name in every.untracked and is_build_leftover(name, dependency.install_dir))}
+    changes = LocalChanges(*(tuple(name for name in names if name not in ours)
+                             for _, names in every.by_kind()))
+    job.report.undone = tuple(sorted(ours))
+    if ours:
+        context.runner.info(f"{dependency.name}: the reset undoes {len(ours)} file(s) of the "
+                            f"last install and the image's build ({first_names(sorted(ours))}): "
+                            f"not local changes")
     if changes:
         reapply = dependency.local_changes == "reapply"
         context.runner.warning(
@@ -67,6 +82,22 @@ def _discarded(context: Context, job: Job) -> LocalChanges:
             title=f"rocm-deps: {dependency.name} local changes "
                   f"{'reapplied' if reapply else 'discarded'}")
     return changes
+
+
+# What a `pip install -e` or `setup.py develop` writes beside the sources: its metadata and
+# build directories, which the image's own install leaves untracked in the clone.
+_BUILD_DIRECTORIES = ("build", "dist", ".eggs")
+
+
+def is_build_leftover(name: str, install_dir: str) -> bool:
+    """An untracked path a build writes: inside a `*.egg-info` directory, or under `build/`,
+    `dist/` or `.eggs/` at the top of the clone or of the install directory."""
+    parts = name.split("/")
+    if any(part.endswith(".egg-info") for part in parts[:-1]):
+        return True
+    below = parts[len(install_dir.strip("/").split("/")):] if install_dir.strip("/.") and (
+        name.startswith(install_dir.strip("/") + "/")) else []
+    return any(len(path) > 1 and path[0] in _BUILD_DIRECTORIES for path in (parts, below))
 
 
 def _what_next(job: Job, changes: LocalChanges) -> str:

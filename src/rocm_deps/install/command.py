@@ -45,4 +45,10 @@ def run(settings: InstallSettings, runner: Runner) -> int:
     publish(runner, install_report.outputs(report, settings.config),
             install_report.summary(report), report.to_json(),
             install_report.text(report), settings.output_format)
+    missing = [name for name, dep in report.dependencies.items() if dep.clone_missing]
+    if missing:  # the plan is shown, but install as planned would fail on this machine
+        runner.error(f"dry run: no clone of {', '.join(missing)} on this machine, so install "
+                     f"would stop at its check step here; run it where the image has the "
+                     f"clone, or set the dependency's `path` in the configuration",
+                     title="rocm-deps: dry run without the clone")
     return EXIT_FAILURE if report.failed else EXIT_OK

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_deps.config import DependencyConfig
+from rocm_deps.config.loader import from_profile
 from rocm_deps.contract.install import (
     ABSENT,
     FAILED,
@@ -40,7 +41,7 @@ from rocm_deps.install import build, checkout, clean, compiled, git_package, pat
 from rocm_deps.install.git import Git, Layout
 from rocm_deps.install.job import Context, Job, PatchFile, StepFailed, timed
 from rocm_deps.install.lock import LockError, LockTimeout, clone_lock
-from rocm_deps.install.record import Record, RecordFile, tree_fingerprint
+from rocm_deps.install.record import Record, RecordFile, left_by_install, tree_fingerprint
 from rocm_deps.install.settings import InstallSettings
 from rocm_deps.runner import Runner
 
@@ -148,7 +149,8 @@ class Installer:
         self._walk(job)
         if not self.settings.dry_run:
             job.record.save(job.request(self.context), job.report.commit or "",
-                            tree_fingerprint(job.git), job.report.patches)
+                            tree_fingerprint(job.git), job.report.patches,
+                            left_by_install(job.git))
             self._records[job.dependency.name] = job.record
             self._workspace_done[job.dependency.name] = False
 
@@ -200,7 +202,7 @@ class Installer:
                             f"{dependency.repository} (the up-to-date check needs the clone, "
                             f"so the plan is the full install)",
                             title="rocm-deps: dry run without the clone")
-        report.clone_state = f"missing on this machine ({path})"
+        report.clone_state, report.clone_missing = f"missing on this machine ({path})", True
         git = Git(path, self.runner, self.settings.environ, dry_run=True)
         return Job(dependency, override, report, git, None, self._patch_files(dependency))
 
@@ -233,11 +235,13 @@ class Installer:
                                           f"workspace {workspace}; patch paths must name files "
                                           f"of the workspace checkout")
             if not patch.is_file():
+                chosen = from_profile(self.settings.config, "dependencies", dependency.name,
+                                      "patches")
                 raise StepFailed("patch", f"patch {label} not found in the workspace "
                                           f"{self.settings.workspace}; patch paths are relative "
                                           f"to the workspace checkout (--workspace / "
-                                          f"$GITHUB_WORKSPACE), because the image deletes its "
-                                          f"own copies")
+                                          f"$GITHUB_WORKSPACE)"
+                                          + (f"; {chosen}" if chosen else ""))
             files.append(PatchFile(label, patch))
         return files
 
@@ -282,8 +286,10 @@ class Installer:
 
     def _extensions_as_built(self, job: Job) -> bool:
         """With `compile-inputs`: every extension file is the one the recorded build left
-        (git ignores them, so the tree's fingerprint cannot see one rebuilt elsewhere)."""
-        if not job.dependency.compile_inputs or job.build_file is None:
+        (git ignores them, so the tree's fingerprint cannot see one rebuilt elsewhere). A
+        dependency only cloned (no `install-dir`) is never built by pip: nothing to compare."""
+        if not job.dependency.compile_inputs or job.build_file is None or (
+                not job.dependency.install_dir):
             return True
         build = job.build_file.load(self.context.environment())
         files = compiled.extension_files(self.context, job)[1]
@@ -300,8 +306,8 @@ class Installer:
     def install_workspace(self, report: InstallReport) -> WorkspaceState:
         if all(dep.state in UNCHANGED for dep in report.dependencies.values()):
             return "not needed"
-        if report.failed:
-            return "skipped (a dependency failed)"
+        if any(dep.state == FAILED for dep in report.dependencies.values()):
+            return "skipped (a dependency failed)"  # a dry run's missing clone: still planned
         if not self.settings.config.install.workspace_install:
             return "disabled"
         if all(dep.state in (UP_TO_DATE, *UNCHANGED) for dep in report.dependencies.values()):

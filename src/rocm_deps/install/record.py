@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -52,6 +52,15 @@ class Record:
     patches: tuple[PatchOutcome, ...]
     # The outcome of the workspace install that followed: {"path": ..., "state": ...}.
     workspace: dict[str, str] | None = None
+    # What the install left beyond HEAD (its patches, the recipe's files, what its build
+    # wrote): path -> the content's hash (DELETED for a file it removed). A later reset that
+    # finds a file still as left undoes the tool's own work, not the user's.
+    left: dict[str, str] = field(default_factory=dict)
+
+    def own(self, git: Git, names: Sequence[str]) -> set[str]:
+        """The names among `names` whose content is still what this install left."""
+        return {name for name in names if name in self.left
+                and content_hash(git.path / name) == self.left[name]}
 
     def workspace_installed(self, workspace: Path) -> bool:
         return self.workspace == {"path": str(workspace), "state": "installed"}
@@ -78,7 +87,9 @@ class RecordFile:
                 commit=str(document["commit"]), fingerprint=str(document["fingerprint"]),
                 patches=tuple(PatchOutcome(str(label), cast(PatchState, str(state)), str(digest))
                               for label, digest, state in document["patches"]),
-                workspace=document.get("workspace"))
+                workspace=document.get("workspace"),
+                left={str(name): str(digest)
+                      for name, digest in dict(document.get("left") or {}).items()})
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -87,9 +98,10 @@ class RecordFile:
         self.path.unlink(missing_ok=True)
 
     def save(self, request: Request, commit: str, fingerprint: str,
-             patches: Sequence[PatchOutcome]) -> None:
+             patches: Sequence[PatchOutcome], left: dict[str, str] | None = None) -> None:
         document = {**request.to_json(), "commit": commit, "fingerprint": fingerprint,
-                    "patches": [[o.patch, o.sha256, o.state] for o in patches]}
+                    "patches": [[o.patch, o.sha256, o.state] for o in patches],
+                    "left": left or {}}
         self.path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
     def mark_workspace(self, workspace: Path, state: str) -> None:
@@ -195,6 +207,24 @@ class BuildFile:
 
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+DELETED = "-"
+
+
+def content_hash(path: Path) -> str:
+    """A work-tree path's content as git would compare it: a link's target, a file's bytes;
+    DELETED when there is nothing there."""
+    if path.is_symlink():
+        return f"link:{path.readlink()}"
+    return sha256_of(path) if path.is_file() else DELETED
+
+
+def left_by_install(git: Git) -> dict[str, str]:
+    """Every path the work tree holds beyond HEAD, with its content's hash."""
+    changes = git.local_changes()
+    return {name: content_hash(git.path / name)
+            for name in (*changes.modified, *changes.untracked, *changes.deleted)}
 
 
 def tree_fingerprint(git: Git) -> str:

@@ -84,6 +84,8 @@ def _local_changes(dep: DependencyReport) -> str:
     parts = []
     if dep.discarded is not None:
         parts.append(f"discarded: {dep.discarded.counts()}")
+    if dep.undone:
+        parts.append(f"the last install's and the image's build: {len(dep.undone)} undone")
     if dep.replayed is not None:
         parts.append(f"image's edits replayed: {dep.replayed}")
     return "; ".join(parts)

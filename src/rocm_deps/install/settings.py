@@ -40,9 +40,10 @@ HELP = Help(
     "is named (by --overrides, else by resolving the event itself) or hold the image's copy: "
     "clean the image's clone, fetch and check out the commit, probe and apply the patches, "
     "pip install it into the interpreter under test and check that it imports from there. "
-    "--dry-run prints every command; without the image's clones it prints the plan. The "
-    "rocm profile's Megatron-LM patch lives in Miles' checkout (--workspace): elsewhere its "
-    "plan exits 1 saying so; the first example (the cuda profile, no patches) runs anywhere.",
+    "--dry-run prints every command; without the image's clones it prints the plan and exits "
+    "1 naming each missing clone. The rocm profile's Megatron-LM patch lives in Miles' "
+    "checkout (--workspace): elsewhere its plan stops earlier, saying so; the first example "
+    "(the cuda profile, no patches) prints the whole plan anywhere.",
     ("rocm-deps install --dry-run --body-file examples/description.md --profile cuda",
      "rocm-deps install --overrides-file resolve.json --python /usr/bin/python3"))
 
