@@ -192,6 +192,7 @@ def test_a_token_that_cannot_write_statuses_keeps_the_verdict_and_says_what_to_g
     assert ("the verdict is not written as the `rocm-deps: merge guard` status on "
             "000000000000: GitHub refused") in warning
     assert warning.endswith("Grant the job `statuses: write` (or set `guard-status: false`)")
+    assert len([line for line in result.stderr.splitlines() if "403" in line]) == 1  # ours
 
 
 def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_nothing_more_in_250(
@@ -218,3 +219,34 @@ def test_guard_statuses_a_quiet_stack_and_a_prerequisite_cost_nothing_more_in_25
         f"GET /repos/{MILES}/stacks?page=1&per_page=100"] + ["POST /api/graphql"] * 3 + [
         f"POST /repos/{MILES}/statuses/{head_of(40)}"]
     assert guard_status(github, 62) == ("failure", "waits for #10 (open)")
+
+
+def test_a_sweep_that_may_write_no_status_fails_once_naming_statuses_write(
+        cli: Cli, github: FakeGitHub, config: Path) -> None:
+    """Heads that need a status (three more than the fixture's), and a token without
+    `statuses: write`: one write is tried, the sweep fails with one error that says what to
+    grant, and nothing else (no raw client line) speaks of the refusal. With the permission,
+    the next sweep writes every one it could not."""
+    for number in (261, 262, 263):
+        github.repository(MILES).add_pull(number, f"{number:040x}", body="ci-sglang-pr: #103")
+    github.statuses_forbidden = True
+    result = sweep(cli, github, config, "--suite", "ROCm CI")
+    assert result.code == 1, result.stderr
+    assert len(writes(github)) == 1
+    refusals = [line for line in result.stderr.splitlines() if "403" in line
+                or "Resource not accessible" in line]
+    assert len(refusals) == 1 and refusals[0].startswith(
+        "::error title=rocm-deps%3A sweep could not write statuses::sweep could not write "
+        "commit statuses: GitHub refused")
+    assert refusals[0].endswith("status(es) that changed were not written. Grant the job "
+                                "`statuses: write` (`permissions:`), or give a token that has it")
+    document = json.loads(result.stdout)
+    assert document["statuses_written"] == 0
+    github.statuses_forbidden = False
+    github.log.clear()
+    again = sweep(cli, github, config, "--suite", "ROCm CI")
+    assert again.code == 0, again.stderr
+    assert len(writes(github)) == document["unwritten"] == json.loads(again.stdout)[
+        "statuses_written"]
+    assert all(f"{number:040x}" in github.repository(MILES).statuses
+               for number in (261, 262, 263))

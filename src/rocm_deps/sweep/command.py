@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from rocm_deps.config.outputs import REPORT
-from rocm_deps.errors import EXIT_OK, UsageError
+from rocm_deps.errors import EXIT_FAILURE, EXIT_OK, UsageError
 from rocm_deps.github.on_demand import ensure_github, offer_renderer
 from rocm_deps.messages import needs_token
 from rocm_deps.reports.output import compact_json, publish
@@ -34,4 +34,5 @@ def run(settings: SweepSettings, runner: Runner) -> int:
     sweep_report.annotate(report, runner)
     publish(runner, {REPORT: compact_json(report.to_json())}, sweep_report.summary(report),
             report.to_json(), sweep_report.text(report), settings.output_format)
-    return EXIT_OK
+    # Statuses it may not write leave every verdict unsaid: not a green sweep.
+    return EXIT_FAILURE if report.refused else EXIT_OK

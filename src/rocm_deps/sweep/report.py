@@ -8,7 +8,16 @@ from rocm_deps.runner import Runner, neutralise
 from rocm_deps.sweep.writer import SweepReport
 
 
+def refusal(report: SweepReport) -> str:
+    """Why no status was written: the token may not write them, and what grants it."""
+    return (f"sweep could not write commit statuses: {report.refused}; {report.unwritten} "
+            f"status(es) that changed were not written. Grant the job `statuses: write` "
+            f"(`permissions:`), or give a token that has it") if report.refused else ""
+
+
 def annotate(report: SweepReport, runner: Runner) -> None:
+    if report.refused:
+        runner.error(refusal(report), title="rocm-deps: sweep could not write statuses")
     for problem in report.problems:
         runner.warning(problem, title="rocm-deps: sweep could not judge a pull request")
     if report.stopped:
@@ -32,7 +41,7 @@ def summary(report: SweepReport) -> str:
     if report.skipped_reruns:
         lines += ["", "Re-runs not asked for:", "",
                   *(f"- {escape_markdown(line)}" for line in report.skipped_reruns)]
-    for line in (*report.problems, report.stopped, _unreached(report)):
+    for line in (refusal(report), *report.problems, report.stopped, _unreached(report)):
         if line:
             lines += ["", escape_markdown(line)]
     lines += ["", escape_markdown(_spent(report))]
@@ -48,6 +57,7 @@ def text(report: SweepReport) -> str:
              f"{f'; re-ran {judged.rerun}' if not would and judged.rerun else ''}"
              for judged in report.judged]
     lines += [f"re-run not asked: {line}" for line in report.skipped_reruns]
+    lines += [f"error: {refusal(report)}"] if report.refused else []
     lines += [f"warning: {line}" for line in (*report.problems, report.stopped,
                                               _unreached(report)) if line]
     lines.append(f"sweep: {_counts(report)}; {_spent(report)}")

@@ -31,7 +31,7 @@ from rocm_deps.contract.status import (
     with_rerun,
     worst,
 )
-from rocm_deps.github.answers import ApiError, CommitStatus, OpenPull, PullInfo
+from rocm_deps.github.answers import ApiError, CommitStatus, OpenPull, PullInfo, Refused
 from rocm_deps.grammar.parsed import Prerequisite
 from rocm_deps.manifest.comment import UNREADABLE
 from rocm_deps.resolve.described import Described
@@ -87,6 +87,10 @@ class SweepReport:
     requests: int = 0  # API requests in all (REST and GraphQL)
     points: int = 0  # GraphQL points spent
     budget: dict[str, tuple[int, int]] = field(default_factory=dict)  # resource -> left, limit
+    # GitHub refused a status write (a token without `statuses: write`): the first refusal;
+    # no other write is tried, and the sweep fails.
+    refused: str = ""
+    unwritten: int = 0  # statuses that changed but were not written after the refusal
 
     @property
     def written(self) -> int:
@@ -104,7 +108,7 @@ class SweepReport:
                 "budget": {resource: {"remaining": left, "limit": limit}
                            for resource, (left, limit) in sorted(self.budget.items())},
                 "problems": self.problems, "skipped_reruns": self.skipped_reruns,
-                "dry_run": self.dry_run,
+                "dry_run": self.dry_run, "refused": self.refused, "unwritten": self.unwritten,
                 "judged": [{"pull": j.pull, "suite": j.suite, "state": j.state,
                             "description": j.description, "written": j.written,
                             "rerun": j.rerun, "status": j.status} for j in self.judged]}
@@ -436,10 +440,17 @@ def _write_one(settings: SweepSettings, api: GitHubApi, decision: _Decision,
         report.problems.append(f"#{moved[0]}: `{chosen.context}` left as it is, not turned "
                                f"`success`: {moved[1]} since the sweep read it; the next sweep "
                                f"judges it again")
+    elif write and report.refused:  # the token cannot write statuses: not tried again
+        write = False
+        report.unwritten += 1
     elif write and not settings.dry_run:
         try:
             ask(partial(api.create_status, settings.repository,
                         chosen.item.open_pull.pull.head_sha, status))
+        except Refused as error:
+            report.refused = f"{error}"
+            report.unwritten += 1
+            write = False
         except ApiError as error:
             report.problems.append(f"#{chosen.item.open_pull.pull.number}: "
                                    f"`{chosen.context}`: could not write its status: {error}")
