@@ -106,8 +106,7 @@ def keys_table(rows: Mapping[str, fields.Field]) -> str:
 
 
 def readme_blocks(action: dict[str, Any]) -> dict[str, str]:
-    return {"inputs": inputs_table(action, brief=True),
-            "outputs": outputs_table(action, brief=True)}
+    return {"inputs": inputs_table(action, brief=True)}
 
 
 def inputs_blocks(action: dict[str, Any]) -> dict[str, str]:

@@ -308,7 +308,7 @@ def resolve_report(github_url: str, tmp_path: Path, description: str) -> str:
 def with_this_action(workflow: str) -> str:
     """A workflow as written, with its one `your-org/rocm-deps@<sha>` replaced by this
     checkout (`uses: ./` after actions/checkout): the recipe a user copies, run by act."""
-    action = re.compile(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\n")
+    action = re.compile(r"( +)- uses: your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0\n")
     assert len(action.findall(workflow)) == 1
     return action.sub(lambda found: f"{found.group(1)}- uses: actions/checkout@v4\n"
                                     f"{found.group(1)}- uses: ./\n", workflow)
@@ -417,7 +417,7 @@ def comment_example(reports: Path) -> str:
                 f"        run: mkdir -p \"$RUNNER_TEMP/rocm-deps\" && cp {reports}/* "
                 f"\"$RUNNER_TEMP/rocm-deps/\" && cp -r {ROOT}/action.yml {ROOT}/src "
                 f"\"$GITHUB_WORKSPACE/\"\n")
-    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1")
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0")
     assert len(action.findall(workflow)) == 1
     return action.sub("./", workflow.replace(download.group(0), stand_in))
 
@@ -481,7 +481,7 @@ def test_the_sweep_example_judges_and_reruns(tmp_path: Path, pip_cache: Path) ->
 
     head, tested, moved = "5" * 40, "2" * 40, "7" * 40
     workflow = (ROOT / "examples" / "sweep.yml").read_text()
-    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1")
+    action = re.compile(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0")
     assert len(action.findall(workflow)) == 1
     workflow = action.sub("./", workflow).replace(
         "    steps:\n", f"    steps:\n      - run: cp -r {ROOT}/action.yml {ROOT}/src "
@@ -520,7 +520,7 @@ def third_dependency_example(config: Path) -> str:
     workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
     assert workflow.count("config: .github/rocm-deps.toml") == 2
     workflow = workflow.replace("config: .github/rocm-deps.toml", f"config: {config}")
-    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1", "./", workflow)
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0", "./", workflow)
 
 
 def test_a_third_dependency_by_config_reaches_the_gpu_job_through_fromjson(
@@ -572,7 +572,7 @@ def runnable_port(name: str, box: Sandbox) -> str:
                       + (f"{match.group(2)}python: {box.python}\n{match.group(2)}workspace: "
                          f"{box.workspace}\n" if match.group(3) == "install" else ""),
                       workflow)
-    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1", "./", workflow)
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0", "./", workflow)
 
 
 def test_the_ported_rocm_suite_resolves_then_installs(tmp_path: Path, box: Sandbox,

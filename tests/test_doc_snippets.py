@@ -29,7 +29,9 @@ WRITES_STATUSES = re.compile(r"^\s+command: (comment|sweep|merge-check)\s*(?:#.*
 
 def workflow(snippet: str) -> str:
     """A snippet as a whole workflow: jobs (indented 2) get the jobs they need as stand-ins;
-    steps (indented 6) become a job's steps."""
+    steps (indented 6) become a job's steps; a whole workflow is read as it is."""
+    if snippet.startswith("on:"):
+        return snippet
     if snippet.startswith("      - "):
         return ("on: pull_request\npermissions: {}\njobs:\n  snippet:\n    runs-on: ubuntu-latest\n"
                 "    steps:\n" + snippet)
@@ -46,7 +48,8 @@ def jobs(text: str) -> dict[str, str]:
 
 
 def test_the_documents_have_workflow_snippets() -> None:
-    assert [name for name, _ in SNIPPETS] == ["docs/merge-guard.md#0", "docs/security.md#0"]
+    assert [name for name, _ in SNIPPETS] == ["README.md#0", "docs/merge-guard.md#0",
+                                           "docs/security.md#0"]
 
 
 @pytest.mark.parametrize("name,text", [

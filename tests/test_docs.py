@@ -105,42 +105,55 @@ def test_the_migration_guide_says_what_each_example_value_does(cli: Cli, tmp_pat
 
 def test_the_not_miles_config_resolves_and_plans_an_install(cli: Cli, box: Sandbox,
                                                             tmp_path: Path) -> None:
-    """The README's "Not Miles?" config, as written (only the clone's path is the sandbox's):
-    resolve applies another repository's pull request URL, and install --dry-run plans its
-    checkout with nothing else named or installed."""
+    """The README's "Not Miles?" config is examples/not-miles/rocm-deps.toml; with it (only the
+    clones' paths are the sandbox's) resolve applies the example description, which names
+    another repository's pull request by URL, and install --dry-run plans exactly those
+    checkouts, from the configuration resolve carried in overrides."""
     import json
 
     block = re.search(r"^```toml\n(.*?)^```$", section(read("README.md"), "## Not Miles?"),
                       re.MULTILINE | re.DOTALL)
     assert block is not None
+    example = read("examples/not-miles/rocm-deps.toml")
+    assert example.endswith(block.group(1))
+    assert all(line.startswith("#") for line in example[:-len(block.group(1))].splitlines())
     config = tmp_path / "rocm-deps.toml"
-    text = block.group(1)
-    assert 'path = "/opt/Megatron-LM"' in text
-    config.write_text(text.replace("/opt/Megatron-LM", str(box.baked["megatron"])))
-    body = tmp_path / "body.md"
-    body.write_text("ci-megatron-pr: https://github.com/NVIDIA/Megatron-LM/pull/202\n")
-    resolved = cli("resolve", "--config", str(config), "--body-file", str(body), "--format",
-                   "json")
+    config.write_text(example.replace("/opt/Megatron-LM", str(box.baked["megatron"]))
+                      .replace("/opt/mylib", str(box.baked["sglang"])))  # a complete clone
+    resolved = cli("resolve", "--config", str(config), "--body-file",
+                   str(ROOT / "examples/not-miles/description.md"), "--format", "json")
     assert resolved.code == 0, resolved.stderr
     overrides = json.loads(resolved.stdout)["overrides"]
-    assert [(name, entry["ref"]) for name, entry in overrides.items()] == [
-        ("megatron", "refs/pull/202/head")]
-    planned = cli("install", "--config", str(config), "--overrides", json.dumps(overrides),
+    assert [(name, entry["ref"]) for name, entry in overrides.items() if name != "_config"] == [
+        ("megatron", "refs/pull/2202/head"), ("mylib", "refs/pull/12/head")]
+    planned = cli("install", "--overrides", json.dumps(overrides),
                   "--workspace", str(box.workspace), "--python", box.python, "--dry-run")
     assert planned.code == 0, planned.stderr
     report = json.loads(planned.outputs["report"])
-    assert list(report["dependencies"]) == ["megatron"]
-    assert report["dependencies"]["megatron"]["state"] == "planned"
-    assert "fetch" in planned.stderr and "refs/pull/202/head" in planned.stderr
+    assert {name: entry["state"] for name, entry in report["dependencies"].items()} == {
+        "megatron": "planned", "mylib": "planned", "tokenizers": "absent"}  # not in the venv
+    assert "refs/pull/2202/head" in planned.stderr and "refs/pull/12/head" in planned.stderr
 
 
-def test_the_readmes_workflow_is_the_example_it_points_to() -> None:
-    """The README shows no workflow of its own that could drift from examples/rocm-suite.yml:
-    it points there, and says not to skip install on skip_dependency_install (install also
-    returns unnamed dependencies to the image's copy)."""
-    workflow = section(read("README.md"), "## A complete workflow")
-    assert "[`examples/rocm-suite.yml`](examples/rocm-suite.yml)" in workflow
-    assert "```" not in workflow
-    assert "do not gate it on `skip_dependency_install`" in workflow
+def test_the_readme_shows_the_minimal_workflow_early() -> None:
+    """The README shows a complete workflow itself, within its first 150 lines: resolve with
+    a token in a cheap job, install from its overrides in the GPU job, no `config:` line (the
+    file is found by convention); each input it passes is one examples/rocm-suite.yml passes
+    to the same command, which it points to for the rest."""
+    text = read("README.md")
+    workflow = section(text, "## A workflow")
+    assert text[:text.index("## A workflow")].count("\n") + workflow.count("\n") < 150
+    block = re.search(r"^```yaml\n(.*?)^```$", workflow, re.MULTILINE | re.DOTALL)
+    assert block is not None
+    steps = re.findall(r"^ +with:\n((?: {10}.*\n)+)", block.group(1), re.MULTILINE)
+    inputs = [dict(line.strip().split(": ", 1) for line in step.splitlines()) for step in steps
+              if "command: " in step]  # actions/checkout's inputs are not ours
+    assert [step["command"] for step in inputs] == ["resolve", "install"]
+    assert "config" not in block.group(1)
     example = read("examples/rocm-suite.yml")
-    assert "ci_megatron_bridge_pr" in example and "body-source" in example
+    for step in inputs:
+        for key in set(step) - {"command"}:
+            assert re.search(rf"^ +command: {step['command']}\n(?: {{10}}.*\n)*? {{10}}{key}: ",
+                             example, re.MULTILINE), key
+    assert "[`examples/rocm-suite.yml`](examples/rocm-suite.yml)" in workflow
+    assert "run it in every GPU job" in workflow

@@ -17,7 +17,11 @@ from tests.conftest import ROOT
 EXPECTED = {
     ".venv/bin/rocm-deps demo": 0,
     ".venv/bin/rocm-deps resolve --body-file examples/description.md": 0,
-    ".venv/bin/rocm-deps install --dry-run --body-file examples/description.md --profile cuda": 0,
+    ".venv/bin/rocm-deps config --config examples/not-miles/rocm-deps.toml": 0,
+    ".venv/bin/rocm-deps resolve --config examples/not-miles/rocm-deps.toml --body-file "
+    "examples/not-miles/description.md": 0,
+    # No clones on the machine that runs the suite: the plan, then exit 1 naming them.
+    ".venv/bin/rocm-deps install --dry-run --body-file examples/description.md --profile cuda": 1,
     ".venv/bin/rocm-deps resolve --body-file examples/description.md --format json": 0,
     ".venv/bin/rocm-deps merge-check --body-file examples/description.md "
     "--github-token-env GH_TOKEN": 2,
