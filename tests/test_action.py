@@ -292,15 +292,20 @@ def test_the_projects_ci_self_test_job(tmp_path: Path, pip_cache: Path) -> None:
     assert "Job succeeded" in log
 
 
-def resolve_report(github_url: str, tmp_path: Path, description: str) -> str:
+def resolve_report(github_url: str, tmp_path: Path, description: str,
+                   config: str | None = None) -> str:
     """A real resolve report of `description`, pinned through the API stand-in, as a suite's
-    resolve job writes it."""
+    resolve job writes it (with the repository's `config` when it has one)."""
     body = tmp_path / "body.md"
     body.write_text(description)
+    chosen: list[str] = []
+    if config is not None:
+        (tmp_path / "rocm-deps.toml").write_text(config)
+        chosen = ["--config", str(tmp_path / "rocm-deps.toml")]
     environ = {**os.environ, "GITHUB_API_URL": github_url, "TEST_TOKEN": "ghp_" + "a" * 36,
                "GITHUB_OUTPUT": "", "GITHUB_STEP_SUMMARY": ""}
     return subprocess.run(
-        [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body),
+        [sys.executable, "-m", "rocm_deps", "resolve", "--body-file", str(body), *chosen,
          "--github-token-env", "TEST_TOKEN", "--format", "json"],
         env=environ, capture_output=True, text=True, check=True).stdout
 
@@ -318,47 +323,79 @@ def example_with_this_action(name: str) -> str:
     return with_this_action((ROOT / "examples" / name).read_text())
 
 
-def test_the_merge_guard_recipe_ends_green_once_the_named_pull_request_merged(
-        tmp_path: Path, pip_cache: Path) -> None:
-    """examples/merge-guard.yml under act against the local API: the description names
-    sglang#30421, merged, so the job passes and writes the guard's status `success`."""
-    from tests.fake_github import FakeGitHub
+class Adopter:
+    """Whose repository runs the examples: Miles with the built-in profile, or a repository
+    that is not Miles with examples/not-miles/rocm-deps.toml on its default branch (two
+    clones and a git package) and nothing else changed."""
 
+    def __init__(self, name: str) -> None:
+        self.miles = name == "miles"
+        self.repository = "radixark/miles" if self.miles else "acme/app"
+        self.dependency = "sglang" if self.miles else "mylib"
+        self.upstream = "sgl-project/sglang" if self.miles else "acme/mylib"
+        self.config = None if self.miles else (ROOT / "examples" / "not-miles" /
+                                               "rocm-deps.toml").read_text(encoding="utf-8")
+
+    def directive(self, number: int) -> str:
+        return f"ci-{self.dependency}-pr: #{number}\n"
+
+    def serve(self, github: FakeGitHub) -> None:
+        if self.config is not None:
+            github.repository(self.repository).files[".github/rocm-deps.toml"] = self.config
+
+    def act_env(self, github: FakeGitHub) -> tuple[str, ...]:
+        return ("--env", f"GITHUB_API_URL={github.url}", "--env",
+                f"GITHUB_REPOSITORY={self.repository}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+
+
+ADOPTERS = pytest.mark.parametrize("adopter", [Adopter("miles"), Adopter("not-miles")],
+                                   ids=["miles", "not-miles"])
+
+
+@ADOPTERS
+def test_the_merge_guard_recipe_ends_green_once_the_named_pull_request_merged(
+        tmp_path: Path, pip_cache: Path, adopter: Adopter) -> None:
+    """examples/merge-guard.yml under act against the local API: the description names the
+    dependency's pull request, merged, so the job passes and writes the guard's status
+    `success` (outside Miles with the repository's own configuration, found by convention)."""
     head = "4" * 40
     with FakeGitHub() as github:
-        github.repository("sgl-project/sglang").add_pull(30421, "3" * 40, state="closed",
-                                                         merged=True)
-        github.repository("radixark/miles").add_pull(42, head, body="ci-sglang-pr: #30421\n")
+        adopter.serve(github)
+        github.repository(adopter.upstream).add_pull(30421, "3" * 40, state="closed",
+                                                     merged=True)
+        github.repository(adopter.repository).add_pull(42, head,
+                                                       body=adopter.directive(30421))
         code, log = run_act(
             tmp_path, pip_cache, example_with_this_action("merge-guard.yml"), "pull_request",
             {"pull_request": {"number": 42, "body": "stale", "author_association": "MEMBER",
-                              "head": {"sha": head}}, "repository": {"full_name":
-                                                                    "radixark/miles"}},
-            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+                              "head": {"sha": head}, "base": {"sha": "b" * 40, "ref": "main"}},
+             "repository": {"full_name": adopter.repository}}, *adopter.act_env(github))
         assert code == 0, log[-4000:]
-        [status] = github.repository("radixark/miles").statuses[head]
+        [status] = github.repository(adopter.repository).statuses[head]
     assert (status["context"], status["state"]) == ("rocm-deps: merge guard", "success")
+    assert ("rocm-deps: configuration: .github/rocm-deps.toml" in log) is not adopter.miles
 
 
-def test_the_sweep_recipe_ends_green_and_sets_the_suites_status(tmp_path: Path,
-                                                                pip_cache: Path) -> None:
-    """examples/sweep.yml under act against the local API: #42 names sglang#30421 and its
-    suite has not reported, so the sweep sets `pending` on #42's head and succeeds."""
-    from tests.fake_github import FakeGitHub
-
+@ADOPTERS
+def test_the_sweep_recipe_ends_green_and_sets_the_suites_status(
+        tmp_path: Path, pip_cache: Path, adopter: Adopter) -> None:
+    """examples/sweep.yml under act against the local API: #42 names the dependency's pull
+    request and its suite has not reported, so the sweep sets `pending` on #42's head and
+    succeeds (outside Miles: not `failure` for an unknown directive)."""
     head = "4" * 40
     with FakeGitHub() as github:
-        github.repository("sgl-project/sglang").add_pull(30421, "3" * 40)
-        github.repository("radixark/miles").add_pull(42, head, body="ci-sglang-pr: #30421\n")
+        adopter.serve(github)
+        github.repository(adopter.upstream).add_pull(30421, "3" * 40)
+        github.repository(adopter.repository).add_pull(42, head,
+                                                       body=adopter.directive(30421))
         workflow = example_with_this_action("sweep.yml").replace(
             "          max-seconds: 600\n", "          max-seconds: 600\n"
                                             "          suite: ROCm suite\n")
         code, log = run_act(
             tmp_path, pip_cache, workflow, "workflow_dispatch",
-            {"repository": {"full_name": "radixark/miles"}},
-            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+            {"repository": {"full_name": adopter.repository}}, *adopter.act_env(github))
         assert code == 0, log[-4000:]
-        [status] = github.repository("radixark/miles").statuses[head]
+        [status] = github.repository(adopter.repository).statuses[head]
     assert (status["context"], status["state"]) == ("rocm-deps: ROCm suite", "pending")
 
 
@@ -422,27 +459,31 @@ def comment_example(reports: Path) -> str:
     return action.sub("./", workflow.replace(download.group(0), stand_in))
 
 
-def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) -> None:
+@ADOPTERS
+def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path,
+                                             adopter: Adopter) -> None:
     """The fork route of architecture §10 under act: the suite's reports (a real resolve report,
     an install report, the PR number) reach `comment`, which writes one manifest comment
-    through the API stand-in after checking the PR's head against the run's."""
+    through the API stand-in after checking the PR's head against the run's (outside Miles,
+    with the configuration on the default branch, which the reproduction names)."""
     from rocm_deps.contract.install import DependencyReport, InstallReport
     from rocm_deps.contract.manifest import read_manifest
-    from tests.fake_github import FakeGitHub
 
-    head = "5" * 40
+    head, name, repository = "5" * 40, adopter.dependency, adopter.repository
     with FakeGitHub() as github:
-        github.repository("sgl-project/sglang").add_pull(102, "2" * 40)
-        description = "Testing the fix.\n\nci-sglang-pr: #102\n"
+        adopter.serve(github)
+        github.repository(adopter.upstream).add_pull(102, "2" * 40)
+        description = f"Testing the fix.\n\n{adopter.directive(102)}"
         # The status judges what the description names now: the same as the run's.
-        github.repository("radixark/miles").add_pull(7, head, body=description)
+        github.repository(repository).add_pull(7, head, body=description)
         reports = tmp_path / "artifact"
         reports.mkdir()
-        (reports / "resolve.json").write_text(resolve_report(github.url, tmp_path, description))
-        installed = DependencyReport("sglang", "body", "refs/pull/102/head", "2" * 40,
+        (reports / "resolve.json").write_text(resolve_report(github.url, tmp_path, description,
+                                                             adopter.config))
+        installed = DependencyReport(name, "body", "refs/pull/102/head", "2" * 40,
                                      commit="2" * 40, state="installed", version="0.5.16")
         (reports / "install-mi350.json").write_text(json.dumps(InstallReport(
-            False, "/usr/bin/python3", {"sglang": installed}).to_json()))
+            False, "/usr/bin/python3", {name: installed}).to_json()))
         (reports / "pr-number").write_text("7")
         github.log.clear()
         code, log = run_act(
@@ -450,27 +491,28 @@ def test_the_pr_comment_examples_comment_job(tmp_path: Path, pip_cache: Path) ->
             {"workflow_run": {"id": 77, "name": "ROCm suite", "event": "pull_request",
                               "head_sha": head, "pull_requests": [],
                               "head_branch": "feature-7",
-                              "head_repository": {"full_name": "radixark/miles"},
-                              "html_url": "https://github.com/radixark/miles/actions/runs/77"},
-             "repository": {"full_name": "radixark/miles"}},
-            "--env", f"GITHUB_API_URL={github.url}", "-s", "GITHUB_TOKEN=ghp_" + "b" * 36)
+                              "head_repository": {"full_name": repository},
+                              "html_url": f"https://github.com/{repository}/actions/runs/77"},
+             "repository": {"full_name": repository}}, *adopter.act_env(github))
         assert code == 0, log[-4000:]
         assert github.log == [
-            # The configuration on the default branch (none here: Miles' built-in profile).
-            "GET /repos/radixark/miles/contents/.github/rocm-deps.toml",
-            "GET /repos/radixark/miles/pulls/7", "GET /repos/sgl-project/sglang/pulls/102",
-            "GET /repos/radixark/miles/issues/7/comments?page=1&per_page=100",
-            "POST /repos/radixark/miles/issues/7/comments",
-            f"POST /repos/radixark/miles/statuses/{head}"]
-        [posted] = github.repository("radixark/miles").comments[7]
-        [status] = github.repository("radixark/miles").statuses[head]
+            # The configuration on the default branch (Miles has none: the built-in profile).
+            f"GET /repos/{repository}/contents/.github/rocm-deps.toml",
+            f"GET /repos/{repository}/pulls/7", f"GET /repos/{adopter.upstream}/pulls/102",
+            f"GET /repos/{repository}/issues/7/comments?page=1&per_page=100",
+            f"POST /repos/{repository}/issues/7/comments",
+            f"POST /repos/{repository}/statuses/{head}"]
+        [posted] = github.repository(repository).comments[7]
+        [status] = github.repository(repository).statuses[head]
         assert (status["context"], status["state"]) == ("rocm-deps: ROCm suite", "success")
     document = read_manifest(posted["body"])
     assert document is not None and list(document.suites) == ["ROCm suite"]  # the trigger's
     manifest = document.suites["ROCm suite"]
-    assert manifest.run == "https://github.com/radixark/miles/actions/runs/77"
-    assert manifest.tested["sglang"].sha == "2" * 40
+    assert manifest.run == f"https://github.com/{repository}/actions/runs/77"
+    assert manifest.tested[name].sha == "2" * 40
     assert "`install-mi350: installed, 0.5.16`" in posted["body"]
+    assert ("rocm-deps install --config .github/rocm-deps.toml --overrides" in posted["body"]) is (
+        not adopter.miles)
 
 
 def test_the_sweep_example_judges_and_reruns(tmp_path: Path, pip_cache: Path) -> None:
@@ -509,26 +551,16 @@ def test_the_sweep_example_judges_and_reruns(tmp_path: Path, pip_cache: Path) ->
         assert "6" * 40 not in miles.statuses
 
 
-def third_dependency_example(config: Path) -> str:
-    """examples/third-dependency.yml as written, but for what act cannot do: the MI350
-    container (act runs jobs on the host) and the suite (this repository has none), left out;
-    the config path points at the test's file and the action is this checkout's."""
-    workflow = (ROOT / "examples" / "third-dependency.yml").read_text()
-    container = re.search(r"    container:\n(?:      .*\n)+", workflow)
-    suite = re.search(r"      - name: Run the suite\n        run: .*\n", workflow)
-    assert container is not None and suite is not None
-    workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
-    assert workflow.count("config: .github/rocm-deps.toml") == 2
-    workflow = workflow.replace("config: .github/rocm-deps.toml", f"config: {config}")
-    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0", "./", workflow)
-
-
 def test_a_third_dependency_by_config_reaches_the_gpu_job_through_fromjson(
         tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
+    """examples/third-dependency.yml: vLLM by configuration alone (the repository's
+    .github/rocm-deps.toml, found on the base branch), through resolve to the GPU job's
+    install and its `fromJSON(overrides).vllm` step."""
     vllm = tmp_path / "vllm"
     git(tmp_path, "clone", "-q", str(box.origins["sglang"]), str(vllm))
-    config = tmp_path / "rocm-deps.toml"
-    config.write_text(f"""\
+    pr_head = box.commits["sglang"]["pr"]
+    with FakeGitHub() as github:
+        github.repository("radixark/miles").files[".github/rocm-deps.toml"] = f"""\
 [dependencies.sglang]
 enabled = false
 
@@ -544,13 +576,16 @@ install-dir = ""
 workspace-install = false
 retry-min-seconds = 0
 retry-max-seconds = 0
-""")
-    pr_head = box.commits["sglang"]["pr"]
-    code, log = run_act(tmp_path, pip_cache, third_dependency_example(config), "pull_request",
-                        pull_request("Needs the vLLM fix.\n\nci-vllm-pr: #101\n"),
-                        "-P", "self-hosted=-self-hosted", "-s", "GITHUB_TOKEN=")
+"""
+        github.repository("vllm-project/vllm").add_pull(101, pr_head)
+        description = "Needs the vLLM fix.\n\nci-vllm-pr: #101\n"
+        github.repository("radixark/miles").add_pull(5, "5" * 40, body=description)
+        code, log = run_act(tmp_path, pip_cache, runnable_example("third-dependency.yml", box),
+                            "pull_request", {**pull_request(description), "repository": {
+                                "full_name": "radixark/miles"}},
+                            "-P", "self-hosted=-self-hosted", *Adopter("miles").act_env(github))
     assert code == 0, log[-4000:]
-    assert "vLLM under test: ref=[refs/pull/101/head] sha=[]" in printed(log)
+    assert f"vLLM under test: ref=[refs/pull/101/head] sha=[{pr_head}]" in printed(log)
     assert git(vllm, "rev-parse", "HEAD") == pr_head
 
 
@@ -573,6 +608,149 @@ def runnable_port(name: str, box: Sandbox) -> str:
                          f"{box.workspace}\n" if match.group(3) == "install" else ""),
                       workflow)
     return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0", "./", workflow)
+
+
+def runnable_example(name: str, box: Sandbox) -> str:
+    """examples/`name` as written, but for what act cannot do: the GPU container, the suite
+    and the artifact uploads (left out), fetching `your-org/rocm-deps@<sha>` (this checkout's
+    action.yml and src/ copied into each job's workspace stand in for it), and the image's
+    interpreter and workspace (the sandbox's, given to install). The configuration is not
+    given: each step finds the repository's own, as a user's would."""
+    workflow = (ROOT / "examples" / name).read_text()
+    for leftover in (r"    container:\n(?:      .*\n)+",
+                     r"      - (?:name: Run the .*\n        )?run: python3 -m pytest .*\n",
+                     r"      - uses: actions/upload-artifact@.*\n(?:        .*\n)+"):
+        workflow = re.sub(leftover, "", workflow)
+    assert "container:" not in workflow and "pytest" not in workflow
+    workflow = workflow.replace("    steps:\n", f"    steps:\n      - name: Stand-in for fetching "
+                                f"the action\n        run: cp -r {ROOT}/action.yml {ROOT}/src "
+                                f"\"$GITHUB_WORKSPACE/\"\n")
+    workflow = re.sub(r"(\n( +)command: install\n)",
+                      lambda match: f"{match.group(1)}{match.group(2)}python: {box.python}\n"
+                                    f"{match.group(2)}workspace: {box.workspace}\n", workflow)
+    return re.sub(r"your-org/rocm-deps@[0-9a-f]{40} # v1\.2\.0", "./", workflow)
+
+
+def adopters_config(adopter: Adopter, box: Sandbox) -> str:
+    """The repository's .github/rocm-deps.toml for the sandbox standing in for its image:
+    Miles' built-in profile with the sandbox's paths; or a repository that is not Miles,
+    with two clones (NVIDIA's Megatron-LM, a library of its own) and a git package."""
+    if adopter.miles:
+        return box.config.read_text()
+    return f"""\
+profile = "none"
+
+[dependencies.megatron]
+repository = "NVIDIA/Megatron-LM"
+path = "{box.baked["megatron"]}"
+
+[dependencies.mylib]
+repository = "acme/mylib"
+path = "{box.baked["sglang"]}"
+install-dir = "python"
+
+[dependencies.tokenizers]
+repository = "acme/tokenizers"
+distribution = "acme-tokenizers"
+
+[install]
+workspace-install = false
+retry-min-seconds = 0
+retry-max-seconds = 0
+pip-args = ["--no-build-isolation"]
+"""
+
+
+@ADOPTERS
+@pytest.mark.parametrize("example", ["rocm-suite.yml", "pr-edited.yml", "single-job.yml"])
+def test_every_suite_example_installs_what_the_description_names(
+        tmp_path: Path, box: Sandbox, pip_cache: Path, adopter: Adopter, example: str) -> None:
+    """Each example suite as written (the stand-ins above aside), for Miles and for a
+    repository that is not Miles: with only its .github/rocm-deps.toml on the base branch,
+    a description naming pull request 101 of its dependency is resolved, pinned, and
+    installed into the image's clone, and the job ends green."""
+    head, base = "5" * 40, "b" * 40
+    pr_head = box.commits["sglang"]["pr"]
+    with FakeGitHub() as github:
+        github.repository(adopter.repository).files[".github/rocm-deps.toml"] = (
+            adopters_config(adopter, box))
+        github.repository(adopter.upstream).add_pull(101, pr_head)
+        description = f"Uses the faster kernel.\n\n{adopter.directive(101)}"
+        github.repository(adopter.repository).add_pull(7, head, body=description)
+        code, log = run_act(
+            tmp_path, pip_cache, runnable_example(example, box), "pull_request",
+            {"action": "edited", "changes": {"body": {"from": "before"}},
+             "pull_request": {"number": 7, "body": description, "author_association": "MEMBER",
+                              "head": {"sha": head}, "base": {"sha": base, "ref": "main"}},
+             "repository": {"full_name": adopter.repository}},
+            "-P", "self-hosted=-self-hosted", *adopter.act_env(github))
+        assert code == 0, log[-4000:]
+        contents = [line for line in github.log if "/contents/" in line]
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr_head
+    # Read once, on the base branch: install takes what resolve read (or is resolve itself).
+    assert contents == [
+        f"GET /repos/{adopter.repository}/contents/.github/rocm-deps.toml?ref={base}"]
+    assert "Job succeeded" in log
+
+
+@ADOPTERS
+def test_the_manual_dispatch_example_installs_what_the_form_names(
+        tmp_path: Path, box: Sandbox, pip_cache: Path, adopter: Adopter) -> None:
+    """examples/manual-dispatch.yml: Miles' form names SGLang #101, which is installed; a
+    repository that is not Miles runs the form as written (Miles' inputs, left empty, as its
+    maintainers would until they rename them): nothing is named, the run is green."""
+    pr_head, before = box.commits["sglang"]["pr"], git(box.baked["sglang"], "rev-parse", "HEAD")
+    inputs = {"ci_sglang_pr": "#101" if adopter.miles else "", "ci_megatron_pr": "",
+              "ci_megatron_bridge_pr": ""}
+    with FakeGitHub() as github:
+        github.repository(adopter.repository).files[".github/rocm-deps.toml"] = (
+            adopters_config(adopter, box))
+        github.repository(adopter.upstream).add_pull(101, pr_head)
+        code, log = run_act(
+            tmp_path, pip_cache, runnable_example("manual-dispatch.yml", box),
+            "workflow_dispatch", {"inputs": inputs,
+                                  "repository": {"full_name": adopter.repository}},
+            "-P", "self-hosted=-self-hosted", *adopter.act_env(github))
+        assert code == 0, log[-4000:]
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == (pr_head if adopter.miles
+                                                             else before)
+
+
+def test_the_dispatch_retest_example_puts_the_status_on_the_tested_commit(
+        tmp_path: Path, box: Sandbox, pip_cache: Path) -> None:
+    """examples/dispatch-retest.yml: the gateway's dispatch names pull request 7, the commit
+    to re-test and SGLang #101; the GPU job installs it in the checkout of that commit, and
+    `comment` writes the suite's status there, not on the pull request's head now (pushed
+    since)."""
+    git(box.workspace, "init", "-q")
+    git(box.workspace, "add", "-A")
+    git(box.workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr head")
+    tested, pushed_since = git(box.workspace, "rev-parse", "HEAD"), "6" * 40
+    pr_head = box.commits["sglang"]["pr"]
+    with FakeGitHub() as github:
+        github.repository("radixark/miles").files[".github/rocm-deps.toml"] = (
+            box.config.read_text())
+        github.repository("sgl-project/sglang").add_pull(101, pr_head)
+        github.repository("radixark/miles").add_pull(7, pushed_since,
+                                                     body="ci-sglang-pr: #101\n")
+        # act checks out only this repository, offline: the sandbox's workspace, committed
+        # above, is the checkout of `head_sha` the example asks for.
+        workflow = runnable_example("dispatch-retest.yml", box)
+        assert workflow.count("          ref: ${{ inputs.head_sha }}\n") == 1
+        workflow = workflow.replace("          ref: ${{ inputs.head_sha }}\n", "")
+        code, log = run_act(
+            tmp_path, pip_cache, workflow,
+            "workflow_dispatch", {"inputs": {
+                "pull_number": "7", "head_sha": tested, "ci_sglang_pr": "#101",
+                "ci_megatron_pr": "", "ci_megatron_bridge_pr": ""},
+                "repository": {"full_name": "radixark/miles"}},
+            "-P", "self-hosted=-self-hosted", *Adopter("miles").act_env(github))
+        assert code == 0, log[-4000:]
+        statuses = github.repository("radixark/miles").statuses
+        assert [(status["context"], status["state"]) for status in statuses[tested]] == [
+            ("rocm-deps: ROCm suite", "success")]
+        assert pushed_since not in statuses
+    assert git(box.baked["sglang"], "rev-parse", "HEAD") == pr_head
 
 
 def test_the_ported_rocm_suite_resolves_then_installs(tmp_path: Path, box: Sandbox,

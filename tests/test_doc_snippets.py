@@ -61,12 +61,24 @@ def test_a_job_that_runs_comment_or_sweep_grants_statuses_write(name: str, text:
             assert re.search(r"^      statuses: write\b", body, re.MULTILINE), (name, job)
 
 
+@pytest.mark.parametrize("name,text", [
+    *SNIPPETS, *((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"))
+                 for path in EXAMPLES)], ids=lambda value: value if "\n" not in value else "")
+def test_a_job_that_gives_the_action_a_token_grants_contents_read(name: str, text: str) -> None:
+    """With a token every command reads .github/rocm-deps.toml as it is on the base branch,
+    through the contents API: a job's `permissions:` must let it."""
+    for job, body in jobs(workflow(text) if name.endswith(tuple("0123456789")) else text).items():
+        if "your-org/rocm-deps@" in body and "github-token:" in body:
+            assert re.search(r"^      contents: read\b", body, re.MULTILINE), (name, job)
+
+
 def test_the_statuses_check_finds_the_jobs_that_write_statuses() -> None:
     """The check above has something to hold: the jobs that run comment or sweep, by name."""
     writers = sorted(f"{path.name}:{job}" for path in EXAMPLES
                      for job, body in jobs(path.read_text(encoding="utf-8")).items()
                      if WRITES_STATUSES.search(body))
-    assert writers == ["merge-guard.yml:merge-check", "pr-comment.yml:comment",
+    assert writers == ["dispatch-retest.yml:comment", "merge-guard.yml:merge-check",
+                       "pr-comment.yml:comment",
                        "rocm-suite.yml:queue-status", "sweep.yml:sweep"]
     [(_, snippet)] = [item for item in SNIPPETS if item[0] == "docs/merge-guard.md#0"]
     assert [job for job, body in jobs(workflow(snippet)).items()
