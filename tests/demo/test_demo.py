@@ -38,6 +38,16 @@ def test_demo_shows_the_real_worlds_effects_and_cleans_up(
     assert {name: o["ref"] for name, o in resolved["overrides"].items() if name != CONFIG_KEY} == {
         "sglang": "refs/pull/101/head", "megatron": "refs/pull/203/head"}
     sglang, megatron = installed["dependencies"]["sglang"], installed["dependencies"]["megatron"]
+    # It ends saying what happened, from the two reports, and what to do next.
+    closing = log[log.index("--- what happened ---"):].splitlines()
+    assert closing[1:4] == [
+        "resolve: applied sglang #101 → refs/pull/101/head; megatron #203 → refs/pull/203/head",
+        f"install: sglang: installed at {sglang['sha'][:9]}, version {sglang['version']}, 3 of "
+        f"the image's edits reset",
+        f"install: megatron: installed at {megatron['sha'][:9]}, version {megatron['version']}, "
+        f"{world.PATCH_LABEL} applied, 1 of the image's edits reset"]
+    assert "exit code 0: a workflow step would pass" in closing
+    assert closing[closing.index("--- next ---") + 2].endswith("rocm-deps config")
     # The version comes from git: one commit past the v0.3.0 tag, at the PR's commit (dirty:
     # SGLang's recipe swapped the pyproject, as the image did).
     assert re.fullmatch(rf"0\.3\.1\.dev1\+g{sglang['sha'][:9]}\.d[0-9]{{8}}",
@@ -113,6 +123,9 @@ def test_demo_missing_target_scenario_fails_with_the_fix(
             in megatron["error"])
     assert 'set `dependencies.megatron.on-missing-target = "skip"`' in megatron["error"]
     assert installed["workspace"] == "skipped (a dependency failed)"
+    assert "install: megatron: failed at step patch: patch docker/amd_patch" in log
+    assert ("exit code 1: a workflow step would fail, as it must when the named commit cannot "
+            "be tested exactly") in log
     assert "| megatron | body | `refs/pull/204/head` → `" in log
     assert "`megatron.patch: missing-target` |  | failed at patch |" in log
     # The text report gives the error's whole first line (it was cut at 300 characters).

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import rocm_deps
 from rocm_deps import process
@@ -73,8 +74,10 @@ def run(settings: DemoSettings, runner: Runner) -> int:
         code, resolved = _tool(settings, runner, step_env, event_variables, "resolve",
                                "--config", str(config))
         reports = {"resolve": resolved}
+        said = {"resolve": _report_output(outputs)}
         if code != EXIT_OK:
             _print_reports(settings, reports)
+            _closing(settings, runner, said, code)
             return code
         overrides_file = root / "overrides.json"
         overrides_file.write_text(parse_outputs(outputs.read_text(encoding="utf-8"))[
@@ -84,6 +87,7 @@ def run(settings: DemoSettings, runner: Runner) -> int:
         install = ("install", "--config", str(config), "--overrides-file", str(overrides_file),
                    "--workspace", str(box.workspace), "--python", box.python)
         code, reports["install"] = _tool(settings, runner, step_env, {}, *install)
+        said["install"] = _report_output(outputs)
         runner.info("\n--- the job summary: the Markdown written to $GITHUB_STEP_SUMMARY, "
                     "which GitHub shows as headings and tables ---")
         runner.info(summary.read_text(encoding="utf-8"))
@@ -94,6 +98,7 @@ def run(settings: DemoSettings, runner: Runner) -> int:
             runner.info(f"\nsandbox kept in {root}. Run install there again (nothing to "
                         f"fetch the second time: it reports up-to-date):\n  "
                         f"{shlex.join((*_program(settings), *install))}")
+        _closing(settings, runner, said, code)
     except CommandFailed as error:
         raise FatalError(f"could not build the demo sandbox in {root}: {error}") from None
     finally:
@@ -126,6 +131,53 @@ def _tool(settings: DemoSettings, runner: Runner, environ: Mapping[str, str],
     except ValueError:
         report = None
     return result.returncode, report
+
+
+def _report_output(outputs: Path) -> dict[str, Any]:
+    """The `report` output the last command wrote to $GITHUB_OUTPUT ({} when none)."""
+    try:
+        document = json.loads(parse_outputs(outputs.read_text(encoding="utf-8"))["report"])
+    except (OSError, KeyError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _closing(settings: DemoSettings, runner: Runner, said: Mapping[str, dict[str, Any]],
+             code: int) -> None:
+    """What happened, from the reports the two steps wrote, and what to do next."""
+    lines = ["", "--- what happened ---"]
+    resolved = said.get("resolve", {})
+    named = resolved.get("overrides") or {}
+    picks = [f"{name} {entry.get('raw') or entry.get('ref')} → {entry.get('ref')}"
+             for name, entry in named.items() if not name.startswith("_")]
+    errors = resolved.get("errors") or []
+    lines.append(f"resolve: {len(errors)} error(s); nothing may be installed" if errors else
+                 f"resolve: applied {'; '.join(picks) or 'nothing (the image is tested)'}")
+    for name, entry in (said.get("install", {}).get("dependencies") or {}).items():
+        patches = ", ".join(f"{patch} {outcome.get('state')}"
+                            for patch, outcome in (entry.get("patches") or {}).items())
+        discarded = ((entry.get("local_changes") or {}).get("discarded") or {})
+        changes = sum(kind.get("count", 0) for kind in discarded.values())
+        state = entry.get("state")
+        error = str(entry.get("error"))
+        detail = (f"at step {entry.get('failed_step')}: "
+                  f"{error if len(error) <= 240 else error[:240] + '…'}"
+                  if state == "failed" else
+                  ", ".join(filter(None, (
+                      f"at {str(entry.get('sha'))[:9]}" if entry.get("sha") else "",
+                      f"version {entry.get('version')}" if entry.get("version") else "",
+                      patches, f"{changes} of the image's edits reset" if changes else ""))))
+        lines.append(f"install: {name}: {state}{f' {detail}' if detail else ''}")
+    verdict = ("pass" if code == EXIT_OK else
+               "fail, as it must when the named commit cannot be tested exactly")
+    lines.append(f"exit code {code}: a workflow step would {verdict}")
+    program = " ".join(_program(settings))
+    lines += ["", "--- next ---",
+              f"lint a description of your own:  {program} resolve --body-file YOUR.md",
+              f"see the configuration in effect: {program} config",
+              "put it in CI: the README's \"A workflow\" (examples/rocm-suite.yml has the rest)",
+              f"look around the sandbox:         {program} demo --keep"]
+    runner.info("\n".join(lines))
 
 
 def _program(settings: DemoSettings) -> tuple[str, ...]:
