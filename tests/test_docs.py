@@ -82,6 +82,10 @@ def test_the_token_input_says_which_commands_need_it() -> None:
     action = read("action.yml")
     token = action[action.index("  github-token:"):action.index("  config:")]
     assert "merge-check, comment and sweep need one" in " ".join(token.split())
+    # What each way installs for the step: PyGithub with a token, GitHub's engine without.
+    assert "nothing installed" not in token
+    assert "PyGithub is installed" in " ".join(token.split())
+    assert "cmarkgfm, installed for the step from the package index" in " ".join(token.split())
 
 
 def migration_row(name: str) -> str:
