@@ -21,7 +21,6 @@ from typing import cast
 
 from rocm_deps.config import REPOSITORY, Config, load_config
 from rocm_deps.config.profiles import profile_named
-from rocm_deps.contract.manifest import checked_suite
 from rocm_deps.environment import absolute_search_path, child_environment
 from rocm_deps.errors import UsageError
 from rocm_deps.messages import did_you_mean
@@ -194,5 +193,7 @@ def associations(given: Given) -> tuple[str, ...]:
 
 def suites(given: Given) -> tuple[str, ...]:
     """The suites a command checks (`--suite`, repeatable); (): every suite that commented."""
+    from rocm_deps.contract.manifest import checked_suite  # the commands that read manifests
+
     return tuple(dict.fromkeys(checked_suite(line, given.where("suite"))
                                for line in given.lines("suite")))

@@ -17,7 +17,6 @@ from rocm_deps.errors import FatalError
 from rocm_deps.github.on_demand import ensure_github
 from rocm_deps.install.settings import InstallSettings
 from rocm_deps.messages import needs_token
-from rocm_deps.resolve.resolver import resolve
 from rocm_deps.runner import Runner
 
 TITLE = "rocm-deps: pins of an earlier attempt"
@@ -37,6 +36,8 @@ def check_attempt(settings: InstallSettings, runner: Runner) -> None:
             f"Whether they are still what the description names is read through the API", "",
             settings.resolve.api.empty_variable) + "; or re-run all jobs", title=TITLE)
     ensure_github(settings.resolve.api, runner)
+    from rocm_deps.resolve.resolver import resolve  # a later attempt only: not every install
+
     resolved = resolve(settings.resolve)
     if resolved.errors:
         raise FatalError(f"install got the {pins}, and the description now has "

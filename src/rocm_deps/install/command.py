@@ -13,8 +13,6 @@ from rocm_deps.install.pipeline import Installer
 from rocm_deps.install.settings import InstallSettings
 from rocm_deps.messages import without_token
 from rocm_deps.reports.output import publish
-from rocm_deps.resolve import report as resolve_report
-from rocm_deps.resolve.resolver import resolve
 from rocm_deps.runner import Runner
 
 
@@ -26,6 +24,10 @@ def run(settings: InstallSettings, runner: Runner) -> int:
             runner.warning(without_token(settings.resolve.api.empty_variable),
                            title="rocm-deps: no token")
         ensure_github(settings.resolve.api, runner)
+        # Single-job use only: a GPU job given `overrides` does not load the resolver.
+        from rocm_deps.resolve import report as resolve_report
+        from rocm_deps.resolve.resolver import resolve
+
         resolved = resolve(settings.resolve)
         resolve_report.show(resolved, settings.config, runner, None)
         if resolved.errors:
