@@ -104,12 +104,12 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
                      report: DependencyReport | None = None,
                      environment: Mapping[str, str] | None = None) -> None:
     """`pip install -e directory` into the interpreter under test (shown in a dry run); a
-    dependency's without build isolation when the interpreter has what the build needs."""
+    dependency's, or the workspace (`dependency` None, as `build-isolation = "auto"`),
+    without build isolation when the interpreter has what the build needs."""
     python = context.settings.python
     pip_args = context.pip_args(dependency)
     configured = NO_ISOLATION in pip_args  # `pip-args` decided it already
-    isolated = not configured and (dependency is None or _isolated(context, directory,
-                                                                   dependency))
+    isolated = not configured and _isolated(context, directory, dependency)
     if report is not None:
         report.build_isolation = "isolated" if isolated else "not isolated"
     added = () if isolated or configured else (NO_ISOLATION,)
@@ -126,34 +126,39 @@ def editable_install(context: Context, step: FailedStep, directory: Path, what: 
                                f"interpreter was {python}")
 
 
-def _isolated(context: Context, directory: Path, dependency: DependencyConfig) -> bool:
+def _isolated(context: Context, directory: Path, dependency: DependencyConfig | None) -> bool:
     """Whether pip builds `directory` in an isolated environment (downloading the build requirements
-    from the index): `build-isolation`, and for `auto` whether the interpreter under test has every
-    requirement already (the `pip` step)."""
-    policy = dependency.build_isolation
+    from the index): `build-isolation`, and for `auto` (the workspace's) whether the interpreter
+    under test has every requirement already (the `pip` step)."""
+    policy, name = (dependency.build_isolation, dependency.name) if dependency else (
+        "auto", "workspace")
     if policy != "auto":
         return policy == "always"
     if not directory.is_dir():  # a dry run without the clone: nothing to read yet
-        context.runner.info(f"{dependency.name}: {directory} is not here: whether the build "
+        context.runner.info(f"{name}: {directory} is not here: whether the build "
                             f"needs isolation is decided when it is")
         return True
-    return needs_isolation(context, dependency, *build_requirements(directory))
+    return needs_isolation(context, name, *build_requirements(directory))
 
 
-def needs_isolation(context: Context, dependency: DependencyConfig,
-                    requirements: tuple[str, ...] | None, source: str) -> bool:
+def needs_isolation(context: Context, name: str, requirements: tuple[str, ...] | None,
+                    source: str) -> bool:
     """For `build-isolation = "auto"`: whether the interpreter under test lacks one of the
     build `requirements` (a clone's or a git package's commit declares them), so that pip
     must build in an isolated environment downloading them."""
     python = context.settings.python
 
     def isolated(why: str) -> bool:
-        context.runner.notice(f"{dependency.name}: building isolated{why}",
-                              title=f"rocm-deps: {dependency.name} build isolation")
+        context.runner.notice(f"{name}: building isolated{why}",
+                              title=f"rocm-deps: {name} build isolation")
         return True
 
     if requirements is None:
         return isolated(f": {source}")
+    if not requirements:  # a backend that needs nothing: nothing to ask the interpreter
+        context.runner.info(f"{name}: the build requires nothing ({source}): building without "
+                            f"isolation")
+        return False
     result = process.run(build_requirements_probe_argv(python), context.runner,
                          env=pip_environment(context.settings.environ), echo=False,
                          stdin=json.dumps(list(requirements)))
@@ -170,7 +175,7 @@ def needs_isolation(context: Context, dependency: DependencyConfig,
                         f"{python} lacks {shown}"
                         f"{f' and {len(missing) - 5} more' if len(missing) > 5 else ''} "
                         f"({source})")
-    context.runner.info(f"{dependency.name}: {python} has every build requirement "
+    context.runner.info(f"{name}: {python} has every build requirement "
                         f"({', '.join(requirements) or 'none'}): building without isolation")
     return False
 

@@ -196,6 +196,11 @@ def _touches(job: Job, patch: Path, paths: list[str]) -> bool:
 
 
 def _ask(context: Context, probe: str) -> str:
+    if probe in context.answers:
+        return context.answers[probe]
     result = process.run((context.settings.python, "-I", "-c", probe), context.runner,
                          env=context.pip_env(None), echo=False)
-    return result.stdout.strip() if result.ok else ""
+    answer = result.stdout.strip() if result.ok else ""
+    if result.ok:
+        context.answers[probe] = answer
+    return answer

@@ -302,7 +302,7 @@ def _isolated(context: Context, dependency: DependencyConfig, git: Git, url: str
                                           f"{url}: {error.message}") from None
             shown = git.run("cat-file", "blob", tree["pyproject.toml"], echo=False)
             text = shown.stdout[:MAX_PYPROJECT] if shown.ok else None
-        isolated = needs_isolation(context, dependency, *declared_build_requirements(
+        isolated = needs_isolation(context, dependency.name, *declared_build_requirements(
             text, f"pyproject.toml of {commit[:12]}"))
     else:
         isolated = policy == "always"

@@ -56,6 +56,9 @@ class Context:
     runner: Runner
     retry: RetryPolicy = field(init=False)
     _environment: str | None = None
+    # What the interpreter under test answered to a probe that pip cannot change (its
+    # extension suffix): asked once a run.
+    answers: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.retry = self.settings.config.install.retry
