@@ -38,6 +38,25 @@ def test_streamed_output_reaches_a_log_that_is_not_a_file() -> None:
     assert log.getvalue() == "streamed\n"
 
 
+def test_a_streamed_child_with_a_heartbeat_is_waited_for_until_it_exits(tmp_path: Path) -> None:
+    """The output goes to the log's file; the exit status and the child's work are there once
+    run returns, whether it ended before the first heartbeat or after several."""
+    from rocm_deps.process import Progress, _exited
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+    assert _exited(child, 0.01) is False and child.returncode is None
+    assert _exited(child, 30) is True and child.returncode == 0
+    assert _exited(child, 0.01) is True  # reaped already: said once more, not waited on
+    log = (tmp_path / "log").open("w")
+    marker = tmp_path / "marker"
+    result = run([sys.executable, "-c", f"import sys; print('out'); open({str(marker)!r}, 'w')"
+                  f".write('done'); sys.exit(5)"], Runner(stream=log), capture=False,
+                 echo=False, progress=Progress("the child"))
+    log.close()
+    assert (result.returncode, marker.read_text()) == (5, "done")
+    assert (tmp_path / "log").read_text() == "out\n"
+
+
 @pytest.fixture
 def alarm() -> Iterator[None]:
     def interrupt(signum: int, frame: FrameType | None) -> None:

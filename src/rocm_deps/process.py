@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -110,14 +111,46 @@ def _communicate(process: subprocess.Popen[str], stdin: str | None, runner: Runn
     if progress is None:
         return process.communicate(stdin)
     started = time.monotonic()
+
+    def beat() -> None:
+        detail = progress.detail() if progress.detail is not None else ""
+        runner.info(f"  ... {progress.what}: still running after "
+                    f"{time.monotonic() - started:.0f} s{f', {detail}' if detail else ''}")
+
+    if stdin is None and process.stdout is None and process.stderr is None:
+        # Nothing to read (the output streams to the log): wait for the exit itself.
+        while not _exited(process, HEARTBEAT_SECONDS):
+            beat()
+        return None, None
     while True:
         try:
             return process.communicate(stdin, timeout=HEARTBEAT_SECONDS)
         except subprocess.TimeoutExpired:
             stdin = None  # sent with the first call; what was read so far is kept
-            detail = progress.detail() if progress.detail is not None else ""
-            runner.info(f"  ... {progress.what}: still running after "
-                        f"{time.monotonic() - started:.0f} s{f', {detail}' if detail else ''}")
+            beat()
+
+
+def _exited(process: subprocess.Popen[str], timeout: float) -> bool:
+    """Whether the child exited (and was reaped) within `timeout`. Where Linux gives a pidfd,
+    woken the moment it exits: `Popen.wait` with a timeout polls, sleeping up to 50 ms past
+    the exit, which each pip and fetch of an install paid."""
+    if process.returncode is not None:  # reaped: its pid may be another process's by now
+        return True
+    try:
+        descriptor = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux 5.3+, or the child is gone already
+        try:
+            process.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        ready, _, _ = select.select([descriptor], [], [], timeout)
+    finally:
+        os.close(descriptor)
+    if ready:
+        process.wait()
+    return bool(ready)
 
 
 def _file_descriptor(runner: Runner) -> int | None:
