@@ -590,8 +590,8 @@ retry-max-seconds = 0
 
 
 def runnable_port(name: str, box: Sandbox) -> str:
-    """examples/miles/<name> as written, but for what act cannot do: the GPU container and
-    the suite (left out), fetching `your-org/rocm-deps@<sha>` (this checkout's action.yml and
+    """examples/miles/<name> as written, but for what act cannot do: the GPU container, the
+    toolchain, the suite and its packages (left out), fetching `your-org/rocm-deps@<sha>` (this checkout's action.yml and
     src/ copied into each job's workspace stand in for it), and the image (the sandbox's
     config, interpreter and workspace given to the action's steps)."""
     workflow = (ROOT / "examples" / "miles" / name).read_text()
@@ -599,6 +599,12 @@ def runnable_port(name: str, box: Sandbox) -> str:
     suite = re.search(r"      - name: Run the suite.*\n(?:        .*\n)+", workflow)
     assert container is not None and suite is not None
     workflow = workflow.replace(container.group(0), "").replace(suite.group(0), "")
+    # The image's toolchain and the suite's packages (pip into the runner's own python3):
+    # tests/examples/ holds them to what migrate.py writes.
+    for step in ("Set up the toolchain", "Install the suite's Python packages"):
+        workflow, count = re.subn(rf"(?:      # .*\n)?      - name: {step}\n(?:        .*\n)+",
+                                  "", workflow)
+        assert count == (name == "pr-test-rocm.yml"), (step, count)
     workflow = workflow.replace("    steps:\n", f"    steps:\n      - name: Stand-in for fetching "
                                 f"the action\n        run: cp -r {ROOT}/action.yml {ROOT}/src "
                                 f"\"$GITHUB_WORKSPACE/\"\n")
@@ -788,17 +794,18 @@ def test_the_ported_cuda_suite_checks_out_the_default_branches(tmp_path: Path, b
 
 
 def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...],
-                   newer: bool = False) -> str:
+                   newer: bool = False, resolve_only: bool = False) -> str:
     """The steps `steps` of .github/workflows/`name` after examples/miles/migrate.py ran on
-    the synthetic Miles tree (`newer`: as the newer tree, with Bridge), with this checkout's
-    action (`uses: ./`) for the published one."""
+    the synthetic Miles tree (`newer`: as the newer tree, with Bridge; `resolve_only`: the
+    install steps left Miles' bash), with this checkout's action (`uses: ./`) for the
+    published one."""
     from tests.examples.test_miles_migrate import ACTION, TREE, migrate, step_lines, with_bridge
 
     tree = tmp_path / "miles"
     shutil.copytree(TREE, tree)
     if newer:
         with_bridge(tree)
-    assert migrate(tree).returncode == 0
+    assert migrate(tree, ACTION, *(["--resolve-only"] if resolve_only else [])).returncode == 0
     lines = (tree / ".github" / "workflows" / name).read_text().split("\n")
     blocks = []
     for step in steps:
@@ -808,11 +815,12 @@ def migrated_steps(tmp_path: Path, name: str, steps: tuple[str, ...],
 
 
 def migrated_job(tmp_path: Path, name: str, steps: tuple[str, ...], shows: str,
-                 event: str = "pull_request", newer: bool = False) -> str:
+                 event: str = "pull_request", newer: bool = False,
+                 resolve_only: bool = False) -> str:
     return (f"name: migrated\non: [{event}]\njobs:\n  job:\n    runs-on: ubuntu-latest\n"
             f"    steps:\n      - name: This checkout's action in the workspace\n"
             f"        run: cp -r {ROOT}/action.yml {ROOT}/src \"$GITHUB_WORKSPACE/\"\n\n"
-            f"{migrated_steps(tmp_path, name, steps, newer)}\n\n"
+            f"{migrated_steps(tmp_path, name, steps, newer, resolve_only)}\n\n"
             f"      - name: What the following steps read\n        env:\n"
             f"          SHOWS: {shows}\n        run: printf '%s\\n' \"$SHOWS\"\n")
 
@@ -847,13 +855,15 @@ def test_the_migrated_cpu_steps_give_actions_checkout_its_refs(
 def test_the_migrated_rocm_refs_give_the_bridge_install_its_ref(
         tmp_path: Path, pip_cache: Path, event: str, payload: dict[str, object],
         shown: str) -> None:
-    """The newer tree's ROCm suite after the migration: the Bridge pin (body or dispatch
-    input) reaches the step that pip-installs it; the unnamed SGLang stays the image's."""
+    """The newer tree's ROCm suite after the resolve-only migration: the Bridge pin (body or
+    dispatch input) reaches the bash step that pip-installs it; the unnamed SGLang stays the
+    image's. (The whole migration installs Bridge with `command: install`.)"""
     workflow = migrated_job(
         tmp_path, "_run-ci-rocm.yml", ("Resolve dependency refs (rocm-deps)",
                                        "Resolve dependency refs"),
         "bridge=${{ steps.resolve-refs.outputs.ci_megatron_bridge_pr }} "
-        "sglang=${{ steps.resolve-refs.outputs.ci_sglang_pr }}", event, newer=True)
+        "sglang=${{ steps.resolve-refs.outputs.ci_sglang_pr }}", event, newer=True,
+        resolve_only=True)
     workflow = workflow.replace("if: ${{ !inputs.skip_dependency_install }}", "if: true")
     code, log = run_act(tmp_path, pip_cache, workflow, event, payload)
     assert code == 0, log[-4000:]

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Move a Miles checkout's CI onto rocm-deps, in place: python3 migrate.py MILES --action A@REF
 
-Only the steps that read directives from the pull request body change: each `grep` of
-`ci-<dependency>-pr:` or `ci-image-tag:` in the five workflows becomes a
+Two kinds of step change. Each step that reads directives from the pull request body (a
+`grep` of `ci-<dependency>-pr:` or `ci-image-tag:` in the five workflows) becomes a
 rocm-deps `resolve` step, followed (where later steps read the old step's outputs) by a
-step of the old name and id that writes those outputs from rocm-deps' ones. The comment
-gateway keeps its handler; only its body-pin parsing takes rocm-deps' `dispatch_inputs`.
-Every other job, step, trigger, input, permission and comment stays byte for byte.
+step of the old name and id that writes those outputs from rocm-deps' ones. The GPU
+suites' install steps (ROCm's "Install dependencies", CUDA's "Sync dependency sources")
+become `command: install`; the script prints, line by line, which rocm-deps setting does
+what each statement of the old step did, and refuses a statement it cannot account for.
+With --resolve-only the install steps stay as they are. The comment gateway keeps its
+handler; only its body-pin parsing takes rocm-deps' `dispatch_inputs`. Every other job,
+step, trigger, input, permission and comment stays byte for byte.
 
 Steps are found at run time by job id and step name in the checkout given, and each must
 still hold the text it replaces: when Miles changed, the script names what it cannot find
@@ -163,26 +167,41 @@ def _env(name: str, value: str) -> str:
     return line if len(line) <= 100 else f"    {name}: >-\n      {value}"
 
 
+Replacement = Callable[[list[str], Step, str], "str | tuple[str, list[str]]"]
+
+
 @dataclass(frozen=True)
 class Edit:
-    """One step to replace: where it is, the text it must hold, and what replaces it."""
+    """One step to replace: where it is, the text it must hold, and what replaces it (with,
+    for a step of several commands, where each command went)."""
 
     file: str
     job: str
     step: str
     holds: str  # a piece of the old step that proves it is the one to replace
-    replace: Callable[[list[str], Step, str], str]  # (file lines, the step, action) -> text
+    replace: Replacement  # (file lines, the step, action) -> text[, account]
+    marker: str = MIGRATED  # a line the job holds once this edit is done
+    becomes: str = "rocm-deps resolve"
 
 
-def _gpu_refs(profile: str) -> Callable[[list[str], Step, str], str]:
+def _gpu_refs(profile: str, job: str,
+              install: str | None = None) -> Callable[[list[str], Step, str], str]:
+    """The refs step: rocm-deps resolve, then a step of the old id that writes the old
+    outputs, unless only the `install` step (migrated as well) read them."""
     def replace(lines: list[str], step: Step, action: str) -> str:
         block = lines[step.start:step.end]
         condition = _field(block, step.indent, "if")
         names = list(dict.fromkeys(REF_OUTPUT.findall("\n".join(block))))
         if not names:
             raise Unexpected("the step no longer writes a ci_<dependency>_pr output")
-        return (resolve_step(action, "Resolve dependency refs (rocm-deps)", condition, profile)
-                + "\n\n" + refs_step(condition, names))
+        resolved = resolve_step(action, "Resolve dependency refs (rocm-deps)", condition,
+                                profile)
+        replaced = find_step(lines, job, install) if install else None
+        readers = [line for index, line in enumerate(lines)
+                   if "steps.resolve-refs." in line and not step.start <= index < step.end
+                   and not (replaced and replaced.start <= index < replaced.end)]
+        return resolved if replaced and not readers else (
+            resolved + "\n\n" + refs_step(condition, names))
     return replace
 
 
@@ -221,19 +240,192 @@ def _cuda_image(lines: list[str], step: Step, action: str) -> str:
                 f'    echo "Resolved CI image: {image.group(1)}${{CI_IMAGE_TAG}}"')))
 
 
-EDITS = (
-    Edit("pr-test-rocm.yml", "resolve-ci-deps",
-         "Resolve whether the image's baked dependencies are overridden",
-         "grep -qP '^ci-(megatron|", _skip_flag),
-    Edit("_run-ci-rocm.yml", "run", "Resolve dependency refs",
-         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("rocm")),
-    Edit("_run-ci.yml", "run", "Resolve dependency refs",
-         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda")),
-    Edit("_run-cpu-ci.yml", "run-cpu", "Resolve dependency refs",
-         "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda")),
-    Edit("pr-test.yml", "resolve-ci-image", "Resolve CI image",
-         "grep -m1 -oP '^ci-image-tag:", _cuda_image),
-)
+def edits(install: bool) -> tuple[Edit, ...]:
+    """The steps to replace; with `install`, the GPU suites' install steps too."""
+    rocm_install = "Install dependencies" if install else None
+    cuda_install = "Sync dependency sources" if install else None
+    return (
+        Edit("pr-test-rocm.yml", "resolve-ci-deps",
+             "Resolve whether the image's baked dependencies are overridden",
+             "grep -qP '^ci-(megatron|", _skip_flag),
+        Edit("_run-ci-rocm.yml", "run", "Resolve dependency refs",
+             "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("rocm", "run", rocm_install)),
+        *((Edit("_run-ci-rocm.yml", "run", "Install dependencies", "git checkout -f FETCH_HEAD",
+                _install("rocm"), "command: install", "rocm-deps install"),) if install else ()),
+        Edit("_run-ci.yml", "run", "Resolve dependency refs",
+             "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda", "run", cuda_install)),
+        *((Edit("_run-ci.yml", "run", "Sync dependency sources", "git checkout -f FETCH_HEAD",
+                _install("cuda"), "command: install", "rocm-deps install"),) if install else ()),
+        Edit("_run-cpu-ci.yml", "run-cpu", "Resolve dependency refs",
+             "grep -m1 -oP '^ci-sglang-pr:", _gpu_refs("cuda", "run-cpu")),
+        Edit("pr-test.yml", "resolve-ci-image", "Resolve CI image",
+             "grep -m1 -oP '^ci-image-tag:", _cuda_image),
+    )
+
+
+# ---- the install step ------------------------------------------------------------------------
+
+# Miles' image, as the built-in profiles describe it: a bash block must act on these, or the
+# script does not know what it does.
+CLONES = {"sglang": ("/sgl-workspace/sglang", "python"), "megatron": ("/root/Megatron-LM", ".")}
+ROCM_PATCH = "docker/amd_patch/latest/megatron.patch"
+# The statements of a step's script and what each is, in the order they are tried.
+TOOLCHAIN = re.compile(r"(?:if !? ?command -v (?:rustup|protoc)\b.*|rustc --version|"
+                       r"protoc --version)", re.S)
+CHECKOUT = re.compile(r"git reset --hard HEAD.*git clean -fd.*git fetch origin .*"
+                      r"git checkout -f FETCH_HEAD", re.S)
+WORKSPACE_PIP = re.compile(r'cd "?\$\{?GITHUB_WORKSPACE\}?"? && pip install -e \. --no-deps'
+                           r'(?: --break-system-packages)?')
+EXTRA_PIP = re.compile(r"pip install (?!-e\b)[^\n&|;]+")
+# Megatron-Bridge, which the image pip-installed from git (no clone): its pinned install.
+BRIDGE_PIP = re.compile(r'if \[ -n "\$(\w+)" \]; then\n\s*pip install '
+                        r'"git\+https://github\.com/radixark/Megatron-Bridge\.git@\$\1" '
+                        r'--no-deps --no-build-isolation\n\s*fi')
+
+
+def statements(script: str) -> list[str]:
+    """A bash script's top-level statements: one line each, an `if … fi` block as one."""
+    found: list[str] = []
+    depth = 0
+    for line in script.split("\n"):
+        text = line.strip()
+        if not text:
+            continue
+        if depth:
+            found[-1] += "\n" + line.rstrip()  # as written: a kept block keeps its indent
+        else:
+            found.append(text)
+        depth += len(re.findall(r"(?:^|;\s*|\s)if\s", f" {text}")) - len(
+            re.findall(r"(?:^|;\s*|\s)fi\b", f" {text}"))
+        if depth < 0:
+            raise Unexpected(f"an unbalanced `fi` in the script: {text!r}")
+    if depth:
+        raise Unexpected("an `if` without its `fi` in the script")
+    return found
+
+
+def _clone_of(statement: str) -> str | None:
+    """The dependency whose image clone a statement checks out (None: not a checkout)."""
+    if not CHECKOUT.search(statement):
+        return None
+    for name, (path, _) in CLONES.items():
+        if re.search(rf"cd {re.escape(path)}\b", statement):
+            return name
+    raise Unexpected(f"a checkout of a clone this script does not know: {_first(statement)!r}")
+
+
+def _first(statement: str) -> str:
+    line = statement.split("\n", 1)[0]
+    return line if len(line) <= 90 else line[:87] + "..."
+
+
+def _install_of(name: str, statement: str, profile: str) -> str:
+    """What `install` does for a dependency's block, checked against what the block does."""
+    path, install_dir = CLONES[name]
+    pip = re.search(r"pip install -e (\S+) --no-deps", statement)
+    if profile == "rocm":
+        if pip is None or pip.group(1) != install_dir:
+            raise Unexpected(f"{name}'s block does not `pip install -e {install_dir} --no-deps` "
+                             f"as the profile does")
+    elif pip is not None:
+        raise Unexpected(f"{name}'s block pip-installs, which the cuda profile does not")
+    patch = "git apply" in statement
+    if patch and (name != "megatron" or ROCM_PATCH not in statement or not re.search(
+            r"git apply --reverse --check", statement)):
+        raise Unexpected(f"{name}'s block applies a patch this script does not know")
+    if profile == "rocm" and name == "megatron" and not patch:
+        raise Unexpected("megatron's block no longer applies the ROCm patch")
+    done = ["clean", "fetch", "checkout"]
+    if patch:
+        done.append(f"the ROCm patch {ROCM_PATCH}: applied, or already present, else the job "
+                    f"fails")
+    done.append(f"pip install -e {install_dir} --no-deps" if pip else "no pip (clone only)")
+    return f"install: {name} at {path} ({', '.join(done)})"
+
+
+def _install(profile: str) -> Callable[[list[str], Step, str], tuple[str, list[str]]]:
+    """The install step, or the step that syncs the clones: `command: install` fed by the
+    resolve step's `overrides`, and every other command kept in a step before or after it,
+    in its order."""
+    def replace(lines: list[str], step: Step, action: str) -> tuple[str, list[str]]:
+        block = lines[step.start:step.end]
+        condition = _field(block, step.indent, "if")
+        run = next((index for index, line in enumerate(block)
+                    if line == " " * (step.indent + 2) + "run: |"), None)
+        if run is None:
+            raise Unexpected("the step has no `run: |` script")
+        script = "\n".join(line[step.indent + 4:] for line in block[run + 1:])
+        before: list[str] = []
+        after: list[str] = []
+        account: list[str] = []
+        installed: list[str] = []
+        workspace = False
+        for statement in statements(script):
+            name = _clone_of(statement)
+            if name is not None:
+                if after:
+                    raise Unexpected("a checkout after the packages installed after it")
+                installed.append(name)
+                account.append(f"`{_first(statement)}` -> {_install_of(name, statement, profile)}")
+            elif BRIDGE_PIP.fullmatch(statement):
+                installed.append("megatron-bridge")
+                account.append(f"`{_first(statement)}` -> install: megatron-bridge (pip install "
+                               f"git+https://github.com/radixark/Megatron-Bridge.git@<commit> "
+                               f"--no-deps --no-build-isolation, after the clones)")
+            elif TOOLCHAIN.fullmatch(statement):
+                if any(name in CLONES for name in installed) or workspace:
+                    raise Unexpected(f"the toolchain set-up {_first(statement)!r} after a "
+                                     f"checkout: it can no longer run before install")
+                before.append(statement)
+                account.append(f"`{_first(statement)}` -> kept, in the step 'Set up the "
+                               f"toolchain' before install")
+            elif WORKSPACE_PIP.fullmatch(statement):
+                if profile != "rocm":
+                    raise Unexpected("a workspace install the cuda profile does not do")
+                workspace = True
+                account.append(f"`{_first(statement)}` -> install: the workspace "
+                               f"(workspace-install), after the dependencies")
+            elif EXTRA_PIP.fullmatch(statement) and profile == "rocm":
+                after.append(statement)
+                account.append(f"`{_first(statement)}` -> kept, in the step 'Install the "
+                               f"suite's Python packages' after install")
+            else:
+                raise Unexpected(f"a command this script does not know: {_first(statement)!r}")
+        if not any(name in CLONES for name in installed):
+            raise Unexpected("the step checks out no clone")
+        if profile == "rocm" and not workspace:
+            raise Unexpected("the step no longer installs the workspace")
+        if "--break-system-packages" in script:
+            account.append("`--break-system-packages` -> rocm-deps' own: every pip it runs has "
+                           "PIP_BREAK_SYSTEM_PACKAGES=1")
+        steps_text = []
+        if before:
+            steps_text.append(_script_step("Set up the toolchain", condition, before))
+        steps_text.append("\n".join(line for line in (
+            f"- name: {step.name}",
+            f"  {condition}" if condition else "",
+            "  id: install",
+            f"  uses: {action}",
+            "  with:",
+            "    command: install",
+            "    profile: cuda" if profile == "cuda" else "",
+            "    overrides: ${{ steps.rocm-deps.outputs.overrides }}",
+            "    # A re-run of failed jobs: install checks its pins against the description.",
+            "    github-token: ${{ github.token }}",
+        ) if line))
+        if after:
+            steps_text.append(_script_step("Install the suite's Python packages", condition,
+                                           after))
+        return "\n\n".join(steps_text), account
+    return replace
+
+
+def _script_step(name: str, condition: str | None, commands: list[str]) -> str:
+    return "\n".join(line for line in (
+        f"- name: {name}", f"  {condition}" if condition else "", "  shell: bash", "  run: |",
+        *("    " + line for statement in commands for line in statement.split("\n")),
+    ) if line)
+
 
 GATEWAY = ("comment-ci-command.yml", "actions-command", "Authorize and run the actions command")
 PINS_STEP = """- name: Read the pull request's dependency pins (rocm-deps)
@@ -292,17 +484,19 @@ def migrate_workflow(root: Path, edit: Edit, action: str, pending: dict[Path, st
     where = f"{WORKFLOWS / edit.file}: job {edit.job}: step {edit.step!r}"
     try:
         job_start, job_end = _job_range(lines, edit.job)
-        if any(line.strip() == MIGRATED for line in lines[job_start:job_end]):
+        if any(line.strip() == edit.marker for line in lines[job_start:job_end]):
             return f"{where}: already migrated"
         step = find_step(lines, edit.job, edit.step)
         old = "\n".join(lines[step.start:step.end])
         if edit.holds not in old:
             raise Unexpected(f"the step no longer holds {edit.holds!r}")
-        new = _block(edit.replace(lines, step, action), step.indent)
+        replaced = edit.replace(lines, step, action)
+        text, account = replaced if isinstance(replaced, tuple) else (replaced, [])
+        new = _block(text, step.indent)
     except Unexpected as problem:
         raise Unexpected(f"{where}: {problem}") from None
     pending[path] = "\n".join(lines[:step.start] + new + lines[step.end:])
-    return f"{where}: replaced by rocm-deps resolve"
+    return "\n  ".join((f"{where}: replaced by {edit.becomes}", *account))
 
 
 def migrate_gateway(root: Path, action: str, pending: dict[Path, str]) -> list[str]:
@@ -369,13 +563,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkout", type=Path, help="a checkout of radixark/miles")
     parser.add_argument("--action", required=True,
                         help="the rocm-deps action to use, OWNER/REPO@REF (pin a SHA)")
+    parser.add_argument("--resolve-only", action="store_true",
+                        help="replace only the steps that read directives; the install steps "
+                             "stay Miles' bash (the smallest diff)")
     options = parser.parse_args(argv)
     if not ACTION.fullmatch(options.action):
         parser.error(f"--action {options.action!r} is not OWNER/REPO@REF")
     pending: dict[Path, str] = {}
     try:
         report = [migrate_workflow(options.checkout, edit, options.action, pending)
-                  for edit in EDITS]
+                  for edit in edits(install=not options.resolve_only)]
         report += migrate_gateway(options.checkout, options.action, pending)
     except Unexpected as problem:
         print(f"migrate: {problem}; nothing was changed", file=sys.stderr)

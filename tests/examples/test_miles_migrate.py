@@ -23,6 +23,38 @@ TREE = Path(__file__).with_name("miles_tree")
 WORKFLOWS = Path(".github/workflows")
 ACTION = "your-org/rocm-deps@0123456789abcdef0123456789abcdef01234567"
 ACT = shutil.which("act", path=str(Path(sys.executable).parent)) or shutil.which("act")
+# Where each command of the GPU suites' install steps went, as the script prints it.
+ROCM_INSTALL = [
+    ".github/workflows/_run-ci-rocm.yml: job run: step 'Install dependencies': replaced by "
+    "rocm-deps install",
+    "  `if command -v rustup >/dev/null 2>&1; then` -> kept, in the step 'Set up the "
+    "toolchain' before install",
+    "  `if ! command -v protoc >/dev/null 2>&1; then` -> kept, in the step 'Set up the "
+    "toolchain' before install",
+    "  `rustc --version` -> kept, in the step 'Set up the toolchain' before install",
+    "  `protoc --version` -> kept, in the step 'Set up the toolchain' before install",
+    "  `if [ -n \"$SGLANG_PR\" ]; then` -> install: sglang at /sgl-workspace/sglang (clean, "
+    "fetch, checkout, pip install -e python --no-deps)",
+    "  `if [ -n \"$MEGATRON_PR\" ]; then` -> install: megatron at /root/Megatron-LM (clean, "
+    "fetch, checkout, the ROCm patch docker/amd_patch/latest/megatron.patch: applied, or "
+    "already present, else the job fails, pip install -e . --no-deps)",
+    "  `cd $GITHUB_WORKSPACE && pip install -e . --no-deps --break-system-packages` -> install: "
+    "the workspace (workspace-install), after the dependencies",
+    "  `pip install polars zstandard xxhash blake3 \"numba==0.65.1\" --break-system-packages` "
+    "-> kept, in the step 'Install the suite's Python packages' after install",
+    "  `--break-system-packages` -> rocm-deps' own: every pip it runs has "
+    "PIP_BREAK_SYSTEM_PACKAGES=1",
+]
+CUDA_SYNC = [
+    ".github/workflows/_run-ci.yml: job run: step 'Sync dependency sources': replaced by "
+    "rocm-deps install",
+    "  `cd /sgl-workspace/sglang && git reset --hard HEAD && git clean -fd && git fetch origin "
+    "...` -> install: sglang at /sgl-workspace/sglang (clean, fetch, checkout, no pip (clone "
+    "only))",
+    "  `cd /root/Megatron-LM && git reset --hard HEAD && git clean -fd && git fetch origin "
+    "\"$ME...` -> install: megatron at /root/Megatron-LM (clean, fetch, checkout, no pip "
+    "(clone only))",
+]
 # file -> (job, the step replaced)
 REPLACED = {
     "pr-test-rocm.yml": ("resolve-ci-deps",
@@ -32,7 +64,7 @@ REPLACED = {
     "_run-cpu-ci.yml": ("run-cpu", "Resolve dependency refs"),
     "pr-test.yml": ("resolve-ci-image", "Resolve CI image"),
 }
-PRINTED = [
+RESOLVE_ONLY = [
     ".github/workflows/pr-test-rocm.yml: job resolve-ci-deps: step \"Resolve whether the "
     "image's baked dependencies are overridden\": replaced by rocm-deps resolve",
     ".github/workflows/_run-ci-rocm.yml: job run: step 'Resolve dependency refs': replaced by "
@@ -48,10 +80,11 @@ PRINTED = [
     ".github/workflows/scripts/comment_ci_command.py: _pr_body_pins: takes rocm-deps' "
     "dispatch_inputs instead of its own patterns",
 ]
+PRINTED = [*RESOLVE_ONLY[:2], *ROCM_INSTALL, RESOLVE_ONLY[2], *CUDA_SYNC, *RESOLVE_ONLY[3:]]
 
 
-def migrate(root: Path, action: str = ACTION) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(MIGRATE), str(root), "--action", action],
+def migrate(root: Path, action: str = ACTION, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(MIGRATE), str(root), "--action", action, *extra],
                           capture_output=True, text=True, timeout=60)
 
 
@@ -126,11 +159,28 @@ def step_lines(lines: list[str], name: str) -> tuple[int, int]:
     return start, end
 
 
-def test_only_the_steps_that_read_directives_change(tree: Path) -> None:
+# The GPU suites whose install step moves too: (its name, the commands kept verbatim).
+INSTALLS = {
+    "_run-ci-rocm.yml": ("Install dependencies", (
+        "if command -v rustup >/dev/null 2>&1; then\n            rustup default stable\n"
+        "          fi\n", "          rustc --version\n          protoc --version\n",
+        '          pip install polars zstandard xxhash blake3 "numba==0.65.1" '
+        "--break-system-packages\n")),
+    "_run-ci.yml": ("Sync dependency sources", ()),
+}
+
+
+@pytest.mark.parametrize("resolve_only", [False, True], ids=["whole", "resolve-only"])
+def test_only_the_steps_that_read_directives_and_install_change(tree: Path,
+                                                                resolve_only: bool) -> None:
+    """By default the GPU suites' install steps become `command: install` too (their other
+    commands kept, in their order, in steps before and after it); `--resolve-only` leaves
+    them Miles' bash. Every other line stays."""
     before = snapshot(tree)
-    result = migrate(tree)
+    result = migrate(tree, ACTION, *(["--resolve-only"] if resolve_only else []))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [*PRINTED, "migrate: 7 file(s) changed"]
+    assert result.stdout.splitlines() == [*(RESOLVE_ONLY if resolve_only else PRINTED),
+                                          "migrate: 7 file(s) changed"]
     after = snapshot(tree)
     changed = {name for name in after if after[name] != before[name]}
     assert changed == {str(WORKFLOWS / name) for name in (*REPLACED, "comment-ci-command.yml")} | {
@@ -139,16 +189,25 @@ def test_only_the_steps_that_read_directives_change(tree: Path) -> None:
         old = before[str(WORKFLOWS / name)].decode().split("\n")
         new = after[str(WORKFLOWS / name)].decode().split("\n")
         start, end = step_lines(old, step)
+        moved = name in INSTALLS and not resolve_only
+        if moved:  # the install step follows: one region from the refs step to its end
+            end = step_lines(old, INSTALLS[name][0])[1]
         tail = len(old) - end
         assert new[:start] == old[:start] and new[len(new) - tail:] == old[end:], name
-        replacement = "\n".join(new[start:len(new) - tail])
+        replacement = "\n".join(new[start:len(new) - tail]) + "\n"
         assert f"uses: {ACTION}" in replacement and "command: resolve" in replacement
         assert "grep" not in replacement and "PR_BODY" not in replacement
+        assert ("command: install" in replacement) is moved
+        if moved:
+            assert "git fetch" not in replacement and "steps.resolve-refs" not in replacement
+            for kept in INSTALLS[name][1]:
+                assert kept in replacement, kept
 
 
 @pytest.mark.parametrize(("name", "kept"), [
-    ("_run-ci-rocm.yml", ["id: resolve-refs", "if: ${{ !inputs.skip_dependency_install }}"]),
-    ("_run-ci.yml", ["id: resolve-refs", "profile: cuda"]),
+    ("_run-ci-rocm.yml", ["id: install", "overrides: ${{ steps.rocm-deps.outputs.overrides }}",
+                          "if: ${{ !inputs.skip_dependency_install }}"]),
+    ("_run-ci.yml", ["id: install", "profile: cuda"]),
     ("_run-cpu-ci.yml", ["id: resolve-refs", "profile: cuda"]),
     ("pr-test.yml", ["id: resolve", "profile: cuda", "container_image=radixark/miles:"]),
     ("pr-test-rocm.yml", ["id: resolve"]),
@@ -160,7 +219,7 @@ def test_the_ids_and_outputs_later_steps_read_are_kept(tree: Path, name: str,
     text = (tree / WORKFLOWS / name).read_text()
     for piece in kept:
         assert piece in text, piece
-    if name.startswith("_run"):  # the fetch refs Install / Sync / Checkout read
+    if name == "_run-cpu-ci.yml":  # the fetch refs its Checkout steps read
         assert 'echo "ci_megatron_pr=$MEGATRON_REF" >> "$GITHUB_OUTPUT"' in text
         assert 'echo "ci_sglang_pr=$SGLANG_REF" >> "$GITHUB_OUTPUT"' in text
         readers = old.count("steps.resolve-refs.outputs.ci_sglang_pr")
@@ -174,7 +233,7 @@ def test_a_second_run_changes_nothing_and_says_so(tree: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[-1] == "migrate: already migrated; nothing changed"
     assert len([line for line in again.stdout.splitlines()
-                if line.endswith(": already migrated")]) == 7
+                if line.endswith(": already migrated")]) == 9
     assert snapshot(tree) == migrated
 
 
@@ -288,13 +347,23 @@ def test_the_migrated_workflows_parse_as_a_runner_reads_them(tree: Path) -> None
 
 def test_the_newer_tree_forwards_megatron_bridge_wherever_it_did(
         tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The newer tree pins Bridge in the gateway and in the ROCm suite: the suite's refs step
-    still writes `ci_megatron_bridge_pr` (from rocm-deps' megatron_bridge outputs) and the
-    gateway still forwards the pin, now as rocm-deps read it."""
-    result = migrate(with_bridge(tree))
+    """The newer tree pins Bridge in the gateway and in the ROCm suite: the suite's install of
+    Bridge's pin becomes rocm-deps install's (its git package), said first as the old step had
+    it; with --resolve-only the refs step still writes `ci_megatron_bridge_pr` (from rocm-deps'
+    megatron_bridge outputs) for the bash. The gateway still forwards the pin, now as rocm-deps
+    read it."""
+    resolve_only = tree.parent / "resolve-only"
+    shutil.copytree(with_bridge(tree), resolve_only)
+    result = migrate(tree)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [*PRINTED, "migrate: 7 file(s) changed"]
-    suite = (tree / WORKFLOWS / "_run-ci-rocm.yml").read_text()
+    bridge = ("  `if [ -n \"$BRIDGE_PR\" ]; then` -> install: megatron-bridge (pip install "
+              "git+https://github.com/radixark/Megatron-Bridge.git@<commit> --no-deps "
+              "--no-build-isolation, after the clones)")
+    assert result.stdout.splitlines() == [*PRINTED[:3], bridge, *PRINTED[3:],
+                                          "migrate: 7 file(s) changed"]
+    assert "BRIDGE_PR" not in (tree / WORKFLOWS / "_run-ci-rocm.yml").read_text()
+    assert migrate(resolve_only, ACTION, "--resolve-only").returncode == 0
+    suite = (resolve_only / WORKFLOWS / "_run-ci-rocm.yml").read_text()
     assert ("          MEGATRON_BRIDGE_REF: >-\n            ${{ steps.rocm-deps.outputs."
             "megatron_bridge_sha || steps.rocm-deps.outputs.megatron_bridge_ref }}\n") in suite
     assert 'echo "ci_megatron_bridge_pr=$MEGATRON_BRIDGE_REF" >> "$GITHUB_OUTPUT"' in suite
@@ -322,3 +391,76 @@ def test_a_refs_step_that_writes_no_ref_is_refused(tree: Path) -> None:
         "migrate: .github/workflows/_run-ci.yml: job run: step 'Resolve dependency refs': the "
         "step no longer writes a ci_<dependency>_pr output; nothing was changed")
     assert snapshot(tree) == before
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), [
+    ("          rustc --version\n", "          rustc --version\n          nvidia-smi\n",
+     "a command this script does not know: 'nvidia-smi'"),
+    ("cd /root/Megatron-LM\n", "cd /opt/Megatron-LM\n",
+     "a checkout of a clone this script does not know: 'if [ -n \"$MEGATRON_PR\" ]; then'"),
+    ("            pip install -e . --no-deps --break-system-packages\n", "",
+     "megatron's block does not `pip install -e . --no-deps` as the profile does"),
+    ("          rustc --version\n", "          cd /sgl-workspace/sglang && git reset --hard "
+     "HEAD && git clean -fd && git fetch origin main && git checkout -f FETCH_HEAD && pip "
+     "install -e python --no-deps\n          rustc --version\n",
+     "the toolchain set-up 'rustc --version' after a checkout: it can no longer run before "
+     "install"),
+])
+def test_an_install_step_with_a_command_it_does_not_know_is_refused_untouched(
+        tree: Path, old: str, new: str, problem: str) -> None:
+    """Nothing of the old step is dropped silently: a command the script cannot place, or a
+    block that does not do what the profile does, refuses the whole migration; the
+    resolve-only migration still works on that tree."""
+    path = tree / WORKFLOWS / "_run-ci-rocm.yml"
+    assert path.read_text().count(old) == 1
+    path.write_text(path.read_text().replace(old, new))
+    before = snapshot(tree)
+    result = migrate(tree)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"migrate: .github/workflows/_run-ci-rocm.yml: job run: step 'Install dependencies': "
+        f"{problem}; nothing was changed")
+    assert snapshot(tree) == before
+    assert migrate(tree, ACTION, "--resolve-only").returncode == 0
+
+
+def test_the_guide_shows_exactly_what_the_script_writes_for_the_rocm_suite(tree: Path) -> None:
+    """docs/migrating-miles.md's block is the migrated ROCm job's steps from the resolve step
+    to the packages step, as the script writes them (the synthetic tree carries the install
+    steps of 31f1ca9 verbatim)."""
+    import re
+
+    assert migrate(tree).returncode == 0
+    lines = (tree / WORKFLOWS / "_run-ci-rocm.yml").read_text().split("\n")
+    start = lines.index("      - name: Resolve dependency refs (rocm-deps)")
+    end = step_lines(lines, "Install the suite's Python packages")[1]
+    written = "\n".join(line for line in lines[start:end]
+                        if line != "      # The install steps as Miles wrote them at 31f1ca9.")
+    guide = (ROOT / "docs" / "migrating-miles.md").read_text()
+    section = guide[guide.index("### The ROCm suite's install, as the script writes it"):]
+    block = re.search(r"^```yaml\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    assert block is not None
+    assert block.group(1) == written + "\n"
+
+
+def test_the_example_suite_runs_what_the_script_keeps_of_miles_step(tree: Path) -> None:
+    """examples/miles/pr-test-rocm.yml, written from scratch, keeps what the migration keeps
+    of Miles' install step: the toolchain before install and the suite's packages after, the
+    same commands, and install in between."""
+    assert migrate(tree).returncode == 0
+    migrated = (tree / WORKFLOWS / "_run-ci-rocm.yml").read_text().split("\n")
+    example = (ROOT / "examples" / "miles" / "pr-test-rocm.yml").read_text().split("\n")
+
+    def run_of(lines: list[str], name: str) -> list[str]:
+        start, end = step_lines(lines, name)
+        block = lines[start:end]
+        first = block.index(next(line for line in block if line.strip() == "run: |")) + 1
+        return [line.strip() for line in block[first:] if line.strip()]
+
+    for name in ("Set up the toolchain", "Install the suite's Python packages"):
+        assert run_of(example, name) == run_of(migrated, name), name
+    order = [line.strip() for line in example
+             if line.strip() in ("- name: Set up the toolchain", "command: install",
+                                 "- name: Install the suite's Python packages")]
+    assert order == ["- name: Set up the toolchain", "command: install",
+                     "- name: Install the suite's Python packages"]
