@@ -46,10 +46,11 @@ def main() -> int:
     if built.returncode != 0:
         raise SystemExit(f"podman build failed:\n{built.stderr[-3000:]}")
     logging.disable(logging.INFO)
-    with tempfile.TemporaryDirectory(prefix="rocm-deps-step-bench-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="rocm-deps-step-bench-") as scratch, \
+            open(os.devnull, "w") as quiet:
         root = Path(scratch)
-        box = sandbox.build(root / "template", Runner(stream=open(os.devnull, "w")),
-                            dict(os.environ), python_for_venv=sys.executable)
+        box = sandbox.build(root / "template", Runner(stream=quiet), dict(os.environ),
+                            python_for_venv=sys.executable)
         sandbox.add_workspace_package(box)
         already_patched(box)
         job, stubs = steps(root / "steps"), toolchain_stubs(root / "stubs")

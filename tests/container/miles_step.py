@@ -17,8 +17,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import io
 import importlib.util
+import io
 import json
 import shutil
 import subprocess
