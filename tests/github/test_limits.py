@@ -208,3 +208,50 @@ def test_a_commit_with_more_than_a_hundred_contexts_has_them_all_read(
     found = api.statuses(MILES, HEAD)
     assert len(found) == 150 and found["check 149"].state == "success"
     assert len(github.requests) == 2
+
+
+def test_a_sweep_whose_status_writes_github_refuses_fails_naming_each(
+        cli: Cli, github: FakeGitHub, tmp_path: Path, mocker: MockerFixture) -> None:
+    """A 422 on each write (GitHub's "Validation Failed", with its reason): those heads keep
+    a stale status, so the sweep fails with one error quoting GitHub for each pull request,
+    not a warning about judging."""
+    mocker.patch("time.sleep")
+    miles = github.repository(MILES)
+    for number in (1, 2):
+        miles.add_pull(number, f"{number:040x}", body="ci-sglang-pr: #30421\n")
+    github.status_refusal = {"message": "Validation Failed", "errors": [
+        {"resource": "Status", "code": "custom", "field": "context",
+         "message": "This SHA and context has reached the maximum number of statuses."}],
+        "documentation_url": "https://docs.github.com/rest/commits/statuses"}
+    result = sweep(cli, github, tmp_path)
+    assert result.code == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["statuses_written"] == 0 and report["problems"] == []
+    assert [failure.split(": ", 1)[0] for failure in report["write_failures"]] == ["#1", "#2"]
+    assert all(failure.endswith("(HTTP 422: Validation Failed: This SHA and context has "
+                                "reached the maximum number of statuses.)")
+               for failure in report["write_failures"]), report["write_failures"]
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("::error")]
+    assert error.startswith("::error title=rocm-deps%3A sweep could not write statuses::sweep "
+                            "could not write 2 status(es) that changed; those commits still "
+                            "show what they showed before: #1: GitHub refused")
+    assert "could not judge" not in result.stderr
+
+
+def test_a_limit_on_a_write_says_writing_and_quotes_github_once(
+        cli: Cli, github: FakeGitHub, tmp_path: Path, mocker: MockerFixture) -> None:
+    """The fifth request is the first status write (after the list, the stacks, who wrote
+    the comments and the named pull requests): the sweep stops there, saying it was writing,
+    with GitHub's message ending in one full stop."""
+    mocker.patch("time.sleep")
+    miles = github.repository(MILES)
+    for number in (1, 2):
+        miles.add_pull(number, f"{number:040x}", body="ci-sglang-pr: #30421\n")
+    github.limits.append(Limit("secondary", 429, retry_after=None, first=5))
+    result = sweep(cli, github, tmp_path, "--max-seconds", "30")
+    assert result.code == 0, result.stderr
+    stopped = json.loads(result.stdout)["stopped"]
+    assert re.match(rf"stopped while writing statuses \(rate limited \(secondary\) {UNTIL} "
+                    rf"while writing a `rocm-deps: ROCm CI` status on ", stopped), stopped
+    assert "You have exceeded a secondary rate limit" in stopped and ".." not in stopped
+    assert len(github.requests) == 5 and miles.statuses == {}

@@ -383,6 +383,7 @@ class GitHubApi:
         if self.ends is not None:
             ends = min(ends, self.ends)
         writes = verb != "GET" and url != self.requester.graphql_url
+        doing = "writing" if writes else "reading"
         attempt = 0
         while True:
             attempt += 1
@@ -394,7 +395,7 @@ class GitHubApi:
                         verb, url, parameters, {"Accept": accept}, document)
             except _Late:
                 raise ApiUnreachable(
-                    f"could not reach the GitHub API at {self.base_url} while reading {what}: "
+                    f"could not reach the GitHub API at {self.base_url} while {doing} {what}: "
                     f"no answer within {ends - started:.0f} s (the overall deadline of a "
                     f"request). Re-run the job, or check `GITHUB_API_URL` and the runner's "
                     f"network") from None
@@ -413,7 +414,7 @@ class GitHubApi:
                 self._remember_budget(headers)
                 body = _decoded(text, accept if status < 300 else JSON, what, self.base_url)
                 failure_or_none = _failure(status, headers, body, what, self.base_url,
-                                           self.retry.wait(attempt))
+                                           self.retry.wait(attempt), doing)
                 if failure_or_none is None:
                     return headers, body
                 failure, wait = failure_or_none
@@ -428,7 +429,7 @@ class GitHubApi:
                 raise failure
             elif attempt >= self.retry.attempts or time.monotonic() + wait > ends:
                 raise ApiUnreachable(
-                    f"could not reach the GitHub API at {self.base_url} while reading {what}: "
+                    f"could not reach the GitHub API at {self.base_url} while {doing} {what}: "
                     f"{failure}, {attempt} attempt(s) over {time.monotonic() - started:.0f} s. "
                     f"Re-run the job, or check `GITHUB_API_URL` and the runner's network",
                     failure.status) from None
@@ -508,7 +509,7 @@ def _decoded(text: str, accept: str, what: str, base_url: str) -> object:
 
 
 def _failure(status: int, headers: dict[str, Any], body: object, what: str, base_url: str,
-             backoff: float) -> tuple[ApiError, float | None] | None:
+             backoff: float, doing: str) -> tuple[ApiError, float | None] | None:
     """What an answer means when it is not a success: the error, and the wait before asking
     again (None: asking again would not help). None for a success. A GraphQL answer that
     says it was rate limited is a rate limit whatever its status (GitHub answers 200)."""
@@ -516,9 +517,10 @@ def _failure(status: int, headers: dict[str, Any], body: object, what: str, base
     if limit is not None:
         kind, wait = limit
         until = datetime.now(timezone.utc) + timedelta(seconds=wait)
+        said = (github_message(body) or f"HTTP {status}").rstrip(".")  # GitHub's ends in one
         return RateLimited(
-            f"rate limited ({kind}) until {until:%H:%M} UTC while reading {what}: "
-            f"{github_message(body) or f'HTTP {status}'}. Re-run after that, or pass a token "
+            f"rate limited ({kind}) until {until:%H:%M} UTC while {doing} {what}: "
+            f"{said}. Re-run after that, or pass a token "
             f"with a higher limit", status, kind=kind, until=until), wait
     if status < 300:
         return None
@@ -530,7 +532,7 @@ def _failure(status: int, headers: dict[str, Any], body: object, what: str, base
         return ApiError(f"{what} does not exist ({quoted} from {base_url})", status,
                         message), None
     if status == 401:
-        return ApiError(f"the GitHub token was rejected ({quoted}) while reading {what}; "
+        return ApiError(f"the GitHub token was rejected ({quoted}) while {doing} {what}; "
                         f"check the `github-token` input", status, message), None
     if status == 403:  # not a rate limit (above): the token may not do it
         return Refused(f"GitHub refused {what} ({quoted})", status, message), None

@@ -34,5 +34,5 @@ def run(settings: SweepSettings, runner: Runner) -> int:
     sweep_report.annotate(report, runner)
     publish(runner, {REPORT: compact_json(report.to_json())}, sweep_report.summary(report),
             report.to_json(), sweep_report.text(report), settings.output_format)
-    # Statuses it may not write leave every verdict unsaid: not a green sweep.
-    return EXIT_FAILURE if report.refused else EXIT_OK
+    # Statuses it may not (or could not) write leave verdicts unsaid: not a green sweep.
+    return EXIT_FAILURE if report.refused or report.write_failures else EXIT_OK

@@ -15,9 +15,21 @@ def refusal(report: SweepReport) -> str:
             f"(`permissions:`), or give a token that has it") if report.refused else ""
 
 
+def failed_writes(report: SweepReport) -> str:
+    """The statuses GitHub would not take for another reason than the token's permission."""
+    failures = report.write_failures
+    if not failures:
+        return ""
+    more = f" and {len(failures) - 10} more" if len(failures) > 10 else ""
+    return (f"sweep could not write {len(failures)} status(es) that changed; those commits "
+            f"still show what they showed before: {'; '.join(failures[:10])}{more}")
+
+
 def annotate(report: SweepReport, runner: Runner) -> None:
     if report.refused:
         runner.error(refusal(report), title="rocm-deps: sweep could not write statuses")
+    if report.write_failures:
+        runner.error(failed_writes(report), title="rocm-deps: sweep could not write statuses")
     for problem in report.problems:
         runner.warning(problem, title="rocm-deps: sweep could not judge a pull request")
     if report.stopped:
@@ -41,7 +53,8 @@ def summary(report: SweepReport) -> str:
     if report.skipped_reruns:
         lines += ["", "Re-runs not asked for:", "",
                   *(f"- {escape_markdown(line)}" for line in report.skipped_reruns)]
-    for line in (refusal(report), *report.problems, report.stopped, _unreached(report)):
+    for line in (refusal(report), failed_writes(report), *report.problems, report.stopped,
+                 _unreached(report)):
         if line:
             lines += ["", escape_markdown(line)]
     lines += ["", escape_markdown(_spent(report))]
@@ -57,7 +70,7 @@ def text(report: SweepReport) -> str:
              f"{f'; re-ran {judged.rerun}' if not would and judged.rerun else ''}"
              for judged in report.judged]
     lines += [f"re-run not asked: {line}" for line in report.skipped_reruns]
-    lines += [f"error: {refusal(report)}"] if report.refused else []
+    lines += [f"error: {line}" for line in (refusal(report), failed_writes(report)) if line]
     lines += [f"warning: {line}" for line in (*report.problems, report.stopped,
                                               _unreached(report)) if line]
     lines.append(f"sweep: {_counts(report)}; {_spent(report)}")

@@ -91,6 +91,9 @@ class SweepReport:
     # no other write is tried, and the sweep fails.
     refused: str = ""
     unwritten: int = 0  # statuses that changed but were not written after the refusal
+    # Writes GitHub answered with another error (a 422): those commits keep a stale status,
+    # so the sweep fails, each named.
+    write_failures: list[str] = field(default_factory=list)
 
     @property
     def written(self) -> int:
@@ -109,6 +112,7 @@ class SweepReport:
                            for resource, (left, limit) in sorted(self.budget.items())},
                 "problems": self.problems, "skipped_reruns": self.skipped_reruns,
                 "dry_run": self.dry_run, "refused": self.refused, "unwritten": self.unwritten,
+                "write_failures": self.write_failures,
                 "judged": [{"pull": j.pull, "suite": j.suite, "state": j.state,
                             "description": j.description, "written": j.written,
                             "rerun": j.rerun, "status": j.status} for j in self.judged]}
@@ -452,8 +456,7 @@ def _write_one(settings: SweepSettings, api: GitHubApi, decision: _Decision,
             report.unwritten += 1
             write = False
         except ApiError as error:
-            report.problems.append(f"#{chosen.item.open_pull.pull.number}: "
-                                   f"`{chosen.context}`: could not write its status: {error}")
+            report.write_failures.append(f"#{chosen.item.open_pull.pull.number}: {error}")
             write = False
     for entry in group:
         shared = "" if entry is chosen else (
