@@ -48,33 +48,44 @@ from rocm_deps.grammar.refs import FULL_SHA
 from rocm_deps.install.build import needs_isolation
 from rocm_deps.install.git import FETCHED_REF, Git, GitError
 from rocm_deps.install.job import Context, StepFailed, first_names, timed
-from rocm_deps.install.pip import NO_ISOLATION, declared_build_requirements, install_argv
+from rocm_deps.install.pip import (
+    DISTRIBUTIONS,
+    NO_ISOLATION,
+    declared_build_requirements,
+    install_argv,
+)
 
 # Asked of the interpreter under test: what it records for a distribution (its version, and
-# the commit and URL of a VCS install), or null when it has none.
+# the commit and URL of a VCS install), or null when it has none. `record` is shared by both
+# probes; RECORD_PROBE, asked before every install, finds the distribution without importing
+# `importlib.metadata` (pip.DISTRIBUTIONS).
 _RECORD = """\
 import json, sys
-from importlib.metadata import PackageNotFoundError, distribution
-def record(found):
+def record(version, direct_url):
     try:
-        direct = json.loads(found.read_text("direct_url.json") or "null")
+        direct = json.loads(direct_url or "null")
     except ValueError:
         direct = None
     direct = direct if isinstance(direct, dict) else {}
     vcs = direct.get("vcs_info") if isinstance(direct.get("vcs_info"), dict) else {}
-    return {"version": found.version, "url": direct.get("url"), "commit": vcs.get("commit_id")}
-try:
-    found = distribution(sys.argv[1])
-except PackageNotFoundError:
-    print("null")
-    raise SystemExit(0)
+    return {"version": version, "url": direct.get("url"), "commit": vcs.get("commit_id")}
 """
-RECORD_PROBE = _RECORD + "print(json.dumps(record(found)))\n"
+RECORD_PROBE = DISTRIBUTIONS + _RECORD + """\
+info = first(sys.argv[1])
+print("null" if info is None else json.dumps(record(header(info, "version"),
+                                                    read(info, "direct_url.json"))))
+"""
 # Asked after the install, in the same interpreter start: the record, the git blob hash of
 # each Python file the distribution installed (by its path in the distribution), and whether
 # its top-level modules import from there.
 FILES_PROBE = _RECORD + """\
 import hashlib, importlib
+from importlib.metadata import PackageNotFoundError, distribution
+try:
+    found = distribution(sys.argv[1])
+except PackageNotFoundError:
+    print("null")
+    raise SystemExit(0)
 blobs, tops = {}, set()
 for file in found.files or ():
     path = str(file)
@@ -96,8 +107,8 @@ for top in sorted(tops):
         imported[top] = str(getattr(module, "__file__", None) or list(module.__path__)[0])
     except Exception as error:
         imported[top] = "error: " + type(error).__name__ + ": " + str(error)[:200]
-print(json.dumps({"record": record(found), "blobs": blobs, "imported": imported,
-                  "location": str(found.locate_file(""))}))
+print(json.dumps({"record": record(found.version, found.read_text("direct_url.json")),
+                  "blobs": blobs, "imported": imported, "location": str(found.locate_file(""))}))
 """
 MAX_TEXT = 1000
 MAX_PYPROJECT = 1024 * 1024
