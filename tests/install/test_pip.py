@@ -73,8 +73,10 @@ def found_by_metadata(name: str) -> tuple[str, str] | None:
 
 def found_by_probe(probe: dict[str, Any], name: str) -> tuple[str, str] | None:
     info = probe["first"](name)
-    return None if info is None else (probe["header"](info, "name"),
-                                      probe["header"](info, "version"))
+    if info is None:
+        return None
+    found = probe["metadata"](info)
+    return found.get("name"), found.get("version")
 
 
 def test_the_probes_find_each_installed_distribution_as_importlib_metadata_does() -> None:

@@ -72,7 +72,7 @@ def record(version, direct_url):
 """
 RECORD_PROBE = DISTRIBUTIONS + _RECORD + """\
 info = first(sys.argv[1])
-print("null" if info is None else json.dumps(record(header(info, "version"),
+print("null" if info is None else json.dumps(record(metadata(info).get("version"),
                                                     read(info, "direct_url.json"))))
 """
 # Asked after the install, in the same interpreter start: the record, the git blob hash of

@@ -63,15 +63,16 @@ def read(info, name):
             return file.read()
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-def header(info, field):
+def metadata(info):
+    headers = {}
     text = read(info, "METADATA") or read(info, "PKG-INFO") or read(info, "") or ""
     for line in text.splitlines():
         if not line.strip():
             break
         key, colon, value = line.partition(":")
-        if colon and key.strip().lower() == field:
-            return value.strip()
-    return None
+        if colon:
+            headers.setdefault(key.strip().lower(), value.strip())
+    return headers
 """
 
 # Run by the interpreter under test after `pip install -e DIR`: which distribution is
@@ -103,13 +104,14 @@ for info in distributions():
         continue
     url = urllib.parse.urlparse(str(document.get("url", "")))
     if url.scheme == "file" and os.path.realpath(urllib.parse.unquote(url.path)) == target:
-        name = header(info, "name") or ""
+        found = metadata(info)
+        name = found.get("name") or ""
         tops = (read(info, "top_level.txt") or "").split()
         if not tops:  # no top_level.txt: the distribution's name as a module, when DIR has it
             guess = name.replace("-", "_")
             tops = [guess] if os.path.isdir(os.path.join(target, guess)) or os.path.isfile(
                 os.path.join(target, guess + ".py")) else []
-        print(json.dumps([name, header(info, "version"),
+        print(json.dumps([name, found.get("version"),
                           {top: where(top) for top in tops if top.isidentifier()}]))
         break
 """
@@ -194,7 +196,7 @@ for text in requirements:
     if requirement.marker is not None and not requirement.marker.evaluate():
         continue
     found = first(requirement.name)
-    installed = header(found, "version") if found else None
+    installed = metadata(found).get("version") if found else None
     if installed is None:
         missing.append(text)
         continue
